@@ -1,0 +1,174 @@
+//! Applying a projection's [`Codec`] to instances: *encode* a source instance into what the model
+//! would send, *decode* a model answer back into what the tool receives.
+//!
+//! Sites name object schemas in the projection by JSON pointer, so applying a codec walks the
+//! instance alongside the projection schema: `properties`, `additionalProperties`, `items`,
+//! `prefixItems`, local `$ref`s, and the branches of `anyOf`/`oneOf`/`allOf`. For a union the first
+//! branch whose declared `type` admits the instance is followed, which is how OpenAI strict's
+//! `anyOf: [T, {type: null}]` wrapping reads. Recursion through `$ref` is bounded by the instance's
+//! own depth, which serde_json bounds.
+
+use schema_fidelity_translators::codec::{Codec, NullSite};
+use serde_json::{Map, Value};
+
+/// Which way an instance is being mapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Way {
+    /// Source instance to model side.
+    Encode,
+    /// Model side to source instance.
+    Decode,
+}
+
+/// Map `instance` through `codec` in direction `way`, guided by the projection schema `root`.
+#[must_use]
+pub fn apply(codec: &Codec, root: &Value, instance: &Value, way: Way) -> Value {
+    let (sites, null_means_absent) = match codec {
+        Codec::Identity => return instance.clone(),
+        Codec::NullMeansAbsent { sites } => (sites, true),
+        Codec::AbsentMeansNull { sites } => (sites, false),
+    };
+    if sites.is_empty() {
+        return instance.clone();
+    }
+    // Encode for null-means-absent inserts nulls; decode removes them. The inverse codec swaps.
+    let insert_nulls = (way == Way::Encode) == null_means_absent;
+    let walker = Walker { root, sites, insert_nulls };
+    walker.map(instance, "", 0)
+}
+
+struct Walker<'a> {
+    root: &'a Value,
+    sites: &'a [NullSite],
+    insert_nulls: bool,
+}
+
+/// Beyond this many `$ref` hops without consuming instance depth, stop following references.
+const MAX_REF_HOPS: usize = 32;
+
+impl Walker<'_> {
+    fn node(&self, pointer: &str) -> Option<&Value> {
+        self.root.pointer(pointer)
+    }
+
+    fn map(&self, instance: &Value, pointer: &str, hops: usize) -> Value {
+        let Some(schema) = self.node(pointer).and_then(Value::as_object) else { return instance.clone() };
+        if hops < MAX_REF_HOPS
+            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#'))
+            && self.node(target).is_some()
+        {
+            let through_ref = self.map(instance, target, hops + 1);
+            return self.map_here(&through_ref, pointer, schema, hops);
+        }
+        self.map_here(instance, pointer, schema, hops)
+    }
+
+    fn map_here(&self, instance: &Value, pointer: &str, schema: &Map<String, Value>, hops: usize) -> Value {
+        let mut value = instance.clone();
+        for combinator in ["allOf", "anyOf", "oneOf"] {
+            let Some(branches) = schema.get(combinator).and_then(Value::as_array) else { continue };
+            for (i, branch) in branches.iter().enumerate() {
+                if combinator == "allOf" || admits_type(branch, &value) {
+                    value = self.map(&value, &format!("{pointer}/{combinator}/{i}"), hops);
+                    if combinator != "allOf" {
+                        break;
+                    }
+                }
+            }
+        }
+        match &mut value {
+            Value::Object(map) => self.map_object(map, pointer, schema),
+            Value::Array(items) => {
+                let prefix = schema.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+                for (i, item) in items.iter_mut().enumerate() {
+                    let child = if i < prefix { format!("{pointer}/prefixItems/{i}") } else { format!("{pointer}/items") };
+                    *item = self.map(item, &child, 0);
+                }
+            }
+            _ => {}
+        }
+        value
+    }
+
+    fn map_object(&self, map: &mut Map<String, Value>, pointer: &str, schema: &Map<String, Value>) {
+        let here: Vec<&NullSite> = self.sites.iter().filter(|s| s.object == pointer).collect();
+        for site in &here {
+            match (self.insert_nulls, map.get(&site.property)) {
+                (true, None) => {
+                    map.insert(site.property.clone(), Value::Null);
+                }
+                (false, Some(Value::Null)) => {
+                    map.remove(&site.property);
+                }
+                _ => {}
+            }
+        }
+        let properties = schema.get("properties").and_then(Value::as_object);
+        for (key, child) in map.iter_mut() {
+            if child.is_null() && here.iter().any(|s| &s.property == key) {
+                continue;
+            }
+            let escaped = schema_fidelity_translators::walk::escape(key);
+            let child_pointer = if properties.is_some_and(|p| p.contains_key(key)) {
+                format!("{pointer}/properties/{escaped}")
+            } else if schema.get("additionalProperties").is_some_and(Value::is_object) {
+                format!("{pointer}/additionalProperties")
+            } else {
+                continue;
+            };
+            *child = self.map(child, &child_pointer, 0);
+        }
+    }
+}
+
+/// Whether a union branch's declared `type` (if any) admits the instance's JSON type.
+fn admits_type(branch: &Value, instance: &Value) -> bool {
+    let name = match instance {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let matches = |t: &Value| t.as_str().is_some_and(|t| t == name || (t == "number" && name == "integer"));
+    match branch.get("type") {
+        None => true,
+        Some(Value::Array(types)) => types.iter().any(matches),
+        Some(t) => matches(t),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn site(object: &str, property: &str) -> NullSite {
+        NullSite { object: object.to_owned(), property: property.to_owned() }
+    }
+
+    #[test]
+    fn null_means_absent_round_trips_through_nested_arrays() {
+        let projection = json!({
+            "type": "object",
+            "properties": {
+                "to": {"type": "string"},
+                "cc": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "files": {"type": "array", "items": {"type": "object", "properties": {"mode": {"type": ["string", "null"]}}}}
+            }
+        });
+        let codec = Codec::NullMeansAbsent { sites: vec![site("", "cc"), site("/properties/files/items", "mode")] };
+        let source = json!({"to": "a", "files": [{}, {"mode": "r"}]});
+        let encoded = apply(&codec, &projection, &source, Way::Encode);
+        assert_eq!(encoded, json!({"to": "a", "files": [{"mode": null}, {"mode": "r"}], "cc": null}));
+        assert_eq!(apply(&codec, &projection, &encoded, Way::Decode), source);
+    }
+
+    #[test]
+    fn identity_is_identity() {
+        let x = json!({"a": null});
+        assert_eq!(apply(&Codec::Identity, &json!({}), &x, Way::Decode), x);
+    }
+}

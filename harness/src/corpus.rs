@@ -1,0 +1,361 @@
+//! The corpus: schema cases with instances and their expected validity.
+//!
+//! Two sources feed it:
+//!
+//! - **own cases**, YAML or JSON files under `corpus/`, each a list of named cases:
+//!
+//!   ```yaml
+//!   description: what the file guards
+//!   cases:
+//!     - name: const-kept
+//!       description: a fixed-value parameter
+//!       issues: ["opencode#1557"]
+//!       schema: { type: object, properties: { mode: { const: fast } }, required: [mode] }
+//!       instances:
+//!         - { data: { mode: fast }, valid: true }
+//!         - { data: { mode: slow }, valid: false }
+//!   ```
+//!
+//! - **the JSON-Schema-Test-Suite** draft 2020-12, read in its own format. Tool schemas have an
+//!   object root, so a suite schema whose root is not `type: "object"` is wrapped as the property
+//!   `value` of an object root (given its own `$id` so that its `#` references still resolve to
+//!   itself), and each instance `x` becomes `{"value": x}`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use serde_saphyr::Spanned;
+use walkdir::WalkDir;
+
+/// One schema case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// `corpus/relative/path.yaml::name` or `jsts/relative/path.json::slug`: the trial name suffix.
+    pub id: String,
+    /// The file the case comes from (for messages).
+    pub file: PathBuf,
+    pub line: Option<u64>,
+    pub description: String,
+    pub issues: Vec<String>,
+    pub schema: Value,
+    pub instances: Vec<Instance>,
+    pub origin: Origin,
+    /// Whether `format` is an assertion when validating this case. Own cases assert formats (a
+    /// format is a constraint the model is told, so dropping it widens); the suite asserts them
+    /// only in `optional/format/`, as its README specifies.
+    pub assert_formats: bool,
+}
+
+/// Where a case comes from, which decides how a disagreement with its expectations is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Our own corpus: an instance whose expected validity is wrong is a bad case (a failure).
+    Own,
+    /// The JSON-Schema-Test-Suite: where the validator disagrees with the suite, the case is skipped
+    /// with the reason (a validator limitation, not a translator defect).
+    Suite { wrapped: bool },
+}
+
+/// One instance with its expected validity under the source schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    pub description: String,
+    pub data: Value,
+    pub valid: bool,
+}
+
+/// A corpus file that could not be read, or a case in it that is malformed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorpusError {
+    /// `corpus/relative/path.yaml`, the name of the failing trial.
+    pub id: String,
+    pub file: PathBuf,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl fmt::Display for CorpusError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}: {}", self.file.display(), self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OwnFile {
+    #[serde(default)]
+    #[allow(dead_code)] // read by people; kept so `deny_unknown_fields` accepts it
+    description: Option<String>,
+    #[serde(default)]
+    issues: Vec<String>,
+    cases: Vec<Spanned<OwnCase>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OwnCase {
+    name: String,
+    description: String,
+    #[serde(default)]
+    issues: Vec<String>,
+    schema: Value,
+    #[serde(default)]
+    instances: Vec<OwnInstance>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OwnInstance {
+    #[serde(default)]
+    description: Option<String>,
+    data: Value,
+    valid: bool,
+}
+
+/// Is `path` a corpus file?
+fn is_case_file(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"))
+}
+
+/// The corpus files under `dir`, sorted, as (relative id prefix, path).
+#[must_use]
+pub fn own_files(project_root: &Path) -> Vec<(String, PathBuf)> {
+    let dir = project_root.join("corpus");
+    WalkDir::new(&dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && is_case_file(e.path()))
+        .map(|e| {
+            let rel = e.path().strip_prefix(project_root).unwrap_or(e.path());
+            (slash_path(rel), e.path().to_owned())
+        })
+        .collect()
+}
+
+/// Load one own-corpus file.
+///
+/// # Errors
+/// A [`CorpusError`] naming the file (and line where known) when it cannot be read or parsed, or a
+/// case is malformed (duplicated name, no instances).
+pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusError> {
+    let fail = |line: Option<u64>, message: String| CorpusError { id: id_prefix.to_owned(), file: path.to_owned(), line, message };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(None, format!("cannot read: {e}")))?;
+    let is_json = path.extension().is_some_and(|e| e == "json");
+    let file: OwnFile = if is_json {
+        // JSON files carry no per-case line; serde_json's recursion limit bounds nesting.
+        let raw: Value = serde_json::from_str(&text).map_err(|e| fail(Some(e.line() as u64), format!("not valid JSON: {e}")))?;
+        from_json_value(raw).map_err(|e| fail(None, format!("not a corpus file: {e}")))?
+    } else {
+        serde_saphyr::from_str(&text).map_err(|e| {
+            let line = e.location().map(|l| l.line());
+            fail(line, format!("not a corpus file: {}", e.to_string().lines().next().unwrap_or_default()))
+        })?
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut cases = Vec::new();
+    for spanned in file.cases {
+        let line = (!is_json).then(|| spanned.referenced.line());
+        let c = spanned.value;
+        if !seen.insert(c.name.clone()) {
+            return Err(fail(line, format!("case name `{}` is used twice in this file", c.name)));
+        }
+        if c.name.contains("::") || c.name.trim().is_empty() {
+            return Err(fail(line, format!("case name `{}` must be non-empty and may not contain `::`", c.name)));
+        }
+        if c.instances.is_empty() {
+            return Err(fail(line, format!("case `{}` has no instances", c.name)));
+        }
+        let mut issues = file.issues.clone();
+        issues.extend(c.issues);
+        cases.push(Case {
+            id: format!("{id_prefix}::{}", c.name),
+            file: path.to_owned(),
+            line,
+            description: c.description,
+            issues,
+            schema: c.schema,
+            instances: c
+                .instances
+                .into_iter()
+                .enumerate()
+                .map(|(i, inst)| Instance { description: inst.description.unwrap_or_else(|| format!("instance {i}")), data: inst.data, valid: inst.valid })
+                .collect(),
+            origin: Origin::Own,
+            assert_formats: true,
+        });
+    }
+    Ok(cases)
+}
+
+/// Shape JSON input like YAML input: the same structs, without spans (lines are unknown).
+fn from_json_value(raw: Value) -> Result<OwnFile, serde_json::Error> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct JsonFile {
+        #[serde(default)]
+        description: Option<String>,
+        #[serde(default)]
+        issues: Vec<String>,
+        cases: Vec<OwnCase>,
+    }
+    let f: JsonFile = serde_json::from_value(raw)?;
+    let unknown = serde_saphyr::Location::UNKNOWN;
+    Ok(OwnFile {
+        description: f.description,
+        issues: f.issues,
+        cases: f.cases.into_iter().map(|c| Spanned::new(c, unknown, unknown)).collect(),
+    })
+}
+
+// ---- the JSON-Schema-Test-Suite --------------------------------------------------------------
+
+/// Where the suite lives and what it holds.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    /// The suite's root (holding `tests/` and `remotes/`).
+    pub root: PathBuf,
+}
+
+impl Suite {
+    /// The draft 2020-12 test directory.
+    #[must_use]
+    pub fn tests_dir(&self) -> PathBuf {
+        self.root.join("tests").join("draft2020-12")
+    }
+
+    /// The `remotes/` directory, served as `http://localhost:1234/`.
+    #[must_use]
+    pub fn remotes_dir(&self) -> PathBuf {
+        self.root.join("remotes")
+    }
+
+    /// The suite files, sorted, as (id prefix, path).
+    #[must_use]
+    pub fn files(&self) -> Vec<(String, PathBuf)> {
+        let dir = self.tests_dir();
+        WalkDir::new(&dir)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "json"))
+            .map(|e| {
+                let rel = e.path().strip_prefix(&dir).unwrap_or(e.path());
+                (format!("jsts/{}", slash_path(rel)), e.path().to_owned())
+            })
+            .collect()
+    }
+}
+
+#[derive(Deserialize)]
+struct SuiteCase {
+    description: String,
+    schema: Value,
+    tests: Vec<SuiteTest>,
+}
+
+#[derive(Deserialize)]
+struct SuiteTest {
+    description: String,
+    data: Value,
+    valid: bool,
+}
+
+/// The wrapper property that carries a non-object suite schema.
+pub const WRAP_PROPERTY: &str = "value";
+
+/// Load one suite file.
+///
+/// # Errors
+/// A [`CorpusError`] when the file is not in the suite's format.
+pub fn load_suite_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusError> {
+    let fail = |message: String| CorpusError { id: id_prefix.to_owned(), file: path.to_owned(), line: None, message };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let raw: Vec<SuiteCase> = serde_json::from_str(&text).map_err(|e| fail(format!("not a suite file: {e}")))?;
+    let mut used = std::collections::BTreeMap::<String, usize>::new();
+    Ok(raw
+        .into_iter()
+        .enumerate()
+        .map(|(index, c)| {
+            let mut slug = slugify(&c.description);
+            let n = used.entry(slug.clone()).or_default();
+            *n += 1;
+            if *n > 1 {
+                slug = format!("{slug}-{n}");
+            }
+            let (schema, wrapped) = wrap(c.schema, &format!("urn:schema-fidelity:{id_prefix}:{index}"));
+            let instances = c
+                .tests
+                .into_iter()
+                .map(|t| Instance {
+                    description: t.description,
+                    data: if wrapped { json!({ WRAP_PROPERTY: t.data }) } else { t.data },
+                    valid: t.valid,
+                })
+                .collect();
+            Case {
+                id: format!("{id_prefix}::{slug}"),
+                file: path.to_owned(),
+                line: None,
+                description: c.description,
+                issues: Vec::new(),
+                schema,
+                instances,
+                origin: Origin::Suite { wrapped },
+                assert_formats: id_prefix.starts_with("jsts/optional/format/"),
+            }
+        })
+        .collect())
+}
+
+/// Give a suite schema an object root, as tool schemas have.
+fn wrap(schema: Value, id: &str) -> (Value, bool) {
+    if schema.get("type") == Some(&Value::from("object")) {
+        return (schema, false);
+    }
+    let inner = match schema {
+        Value::Object(mut map) => {
+            if !map.contains_key("$id") {
+                // A new resource boundary keeps `#`-relative references pointing at this schema.
+                let mut with_id = Map::new();
+                with_id.insert("$id".to_owned(), Value::from(id));
+                with_id.append(&mut map);
+                map = with_id;
+            }
+            Value::Object(map)
+        }
+        other => other,
+    };
+    (
+        json!({
+            "type": "object",
+            "properties": { WRAP_PROPERTY: inner },
+            "required": [WRAP_PROPERTY],
+        }),
+        true,
+    )
+}
+
+fn slugify(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    if out.is_empty() { "case".to_owned() } else { out }
+}
+
+fn slash_path(p: &Path) -> String {
+    p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}

@@ -1,0 +1,94 @@
+//! Lifting projections written in another dialect to draft 2020-12, so that the differential check
+//! compares like with like. A dialect's *grammar* (what the provider accepts) is data: a meta-schema
+//! under `dispositions/grammars/`; this module only says what each construct of the dialect means.
+
+use schema_fidelity_translators::Dialect;
+use serde_json::{Map, Value};
+
+/// Lift `schema`, written in `dialect`, to an equivalent draft 2020-12 schema.
+///
+/// # Errors
+/// A sentence naming the first construct that has no meaning in draft 2020-12.
+pub fn lift(dialect: Dialect, schema: &Value) -> Result<Value, String> {
+    match dialect {
+        Dialect::JsonSchema => Ok(schema.clone()),
+        Dialect::GeminiProto => lift_proto(schema, "", 0),
+    }
+}
+
+/// Count fields that the proto types as int64 and so may arrive as strings.
+const INT64_FIELDS: &[&str] = &["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"];
+
+fn lift_proto(schema: &Value, pointer: &str, depth: usize) -> Result<Value, String> {
+    if depth > schema_fidelity_translators::walk::MAX_DEPTH {
+        return Err(format!("nesting deeper than {} at `{pointer}`", schema_fidelity_translators::walk::MAX_DEPTH));
+    }
+    let Some(map) = schema.as_object() else {
+        return Err(format!("`{pointer}` is not a Schema message (proto schemas are objects)"));
+    };
+    let mut out = Map::new();
+    let nullable = map.get("nullable").and_then(Value::as_bool).unwrap_or(false);
+    for (key, value) in map {
+        let lifted = match key.as_str() {
+            "type" => {
+                let name = value.as_str().ok_or_else(|| format!("`{pointer}/type` is not a string"))?;
+                let t = match name {
+                    "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT" | "NULL" => name.to_lowercase(),
+                    "TYPE_UNSPECIFIED" => continue,
+                    other => return Err(format!("`{pointer}/type`: `{other}` is not a proto Type")),
+                };
+                if nullable && t != "null" { Value::from(vec![Value::from(t), Value::from("null")]) } else { Value::from(t) }
+            }
+            "enum" if nullable => {
+                let mut values = value.as_array().cloned().unwrap_or_default();
+                values.push(Value::Null);
+                Value::Array(values)
+            }
+            "nullable" | "propertyOrdering" | "example" => continue,
+            // `format: enum` marks a string enum in the proto; it is no JSON Schema format.
+            "format" if value == "enum" => continue,
+            k if INT64_FIELDS.contains(&k) => match value {
+                Value::String(s) => Value::from(s.parse::<u64>().map_err(|_| format!("`{pointer}/{k}`: `{s}` is not an int64"))?),
+                other => other.clone(),
+            },
+            "items" => lift_proto(value, &format!("{pointer}/items"), depth + 1)?,
+            "anyOf" => {
+                let branches = value.as_array().ok_or_else(|| format!("`{pointer}/anyOf` is not a list"))?;
+                let mut lifted = Vec::new();
+                for (i, b) in branches.iter().enumerate() {
+                    lifted.push(lift_proto(b, &format!("{pointer}/anyOf/{i}"), depth + 1)?);
+                }
+                Value::Array(lifted)
+            }
+            "properties" => {
+                let props = value.as_object().ok_or_else(|| format!("`{pointer}/properties` is not a map"))?;
+                let mut lifted = Map::new();
+                for (name, p) in props {
+                    let child = format!("{pointer}/properties/{}", schema_fidelity_translators::walk::escape(name));
+                    lifted.insert(name.clone(), lift_proto(p, &child, depth + 1)?);
+                }
+                Value::Object(lifted)
+            }
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), lifted);
+    }
+    Ok(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn proto_types_nullable_and_counts_lift() {
+        let proto = json!({"type": "OBJECT", "properties": {"a": {"type": "STRING", "nullable": true, "enum": ["x"], "format": "enum"},
+            "b": {"type": "ARRAY", "items": {"type": "INTEGER"}, "maxItems": "3"}}});
+        assert_eq!(
+            lift(Dialect::GeminiProto, &proto).unwrap(),
+            json!({"type": "object", "properties": {"a": {"type": ["string", "null"], "enum": ["x", null]},
+                "b": {"type": "array", "items": {"type": "integer"}, "maxItems": 3}}})
+        );
+    }
+}

@@ -1,0 +1,28 @@
+//! schema-fidelity: the fidelity contract for tool-schema translators, checked.
+//!
+//! Each translator has a *disposition table* (`dispositions/<name>.yaml`) that gives every JSON
+//! Schema keyword one disposition: preserved, approximated in a named direction, or refused. The
+//! [oracle] runs the translator on every [corpus] case and holds the projection to its table: no
+//! keyword without a row, refusals exactly where rows say so, a projection valid in its grammar
+//! and in draft 2020-12, and acceptance that differs from the source only in the directions the
+//! rows present allow, shown by witness instances.
+//!
+//! - [`table`]: loading and linting tables; row lookup.
+//! - [`corpus`]: own cases and the JSON-Schema-Test-Suite.
+//! - [`oracle`]: the per-trial check.
+//! - [`codec`]: applying a projection's instance mapping.
+//! - [`dialect`]: lifting non-JSON-Schema dialects for comparison.
+//! - [`retrieve`]: the offline `$ref` retriever.
+//! - [`trials`]: tables × corpus as libtest-mimic trials.
+//! - [`project`]: where things are on disk.
+//!
+//! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
+
+pub mod codec;
+pub mod corpus;
+pub mod dialect;
+pub mod oracle;
+pub mod project;
+pub mod retrieve;
+pub mod table;
+pub mod trials;

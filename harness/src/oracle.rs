@@ -1,0 +1,415 @@
+//! The oracle: one check of one translator on one case, against the translator's table.
+//!
+//! The steps, in order (each failure says which):
+//!
+//! 1. The case's source is meta-valid draft 2020-12 and compiles offline; its instances have the
+//!    validity the case claims.
+//! 2. Every keyword present has a row (*never silent*).
+//! 3. The outcome agrees with the refused rows: refuse exactly when one applies, and cite one.
+//! 4. The projection satisfies the translator's grammar and meta-validates against draft 2020-12
+//!    (meta-schema plus an offline compile, which also checks `pattern` regexes).
+//! 5. Differential check on the instances through the codec: a *narrowing witness* is a source-valid
+//!    instance whose encoding the projection rejects; a *widening witness* is a source-invalid
+//!    instance whose encoding the projection accepts and whose decoding the source still rejects.
+//!    A `false` subschema that became `true`/`{}` is an *inversion*; witnesses in both directions
+//!    that no pair of rows explains are a *contradiction*. Found directions must lie within the
+//!    envelope, the join of the approximated rows present.
+//! 6. Ratchet: a deviation covered by a row's `known_violation` is an expected failure.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+
+use schema_fidelity_translators::walk::{self, Occurrence};
+use schema_fidelity_translators::{Dialect, Outcome, Projection, Refusal, Translator};
+use serde_json::Value;
+
+use crate::codec::{self, Way};
+use crate::corpus::{Case, Origin};
+use crate::dialect;
+use crate::retrieve::LocalRetriever;
+use crate::table::{Direction, Disposition, Row, Table};
+
+/// What the oracle needs besides the table and the case.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// The suite's `remotes/` directory, served as `http://localhost:1234/`.
+    pub remotes: Option<PathBuf>,
+}
+
+/// Build a draft 2020-12 validator offline, after meta-validation.
+///
+/// # Errors
+/// A sentence saying why the schema is not a valid draft 2020-12 schema here.
+pub fn compile(schema: &Value, env: &Env, assert_formats: bool) -> Result<jsonschema::Validator, String> {
+    walk::check_depth(schema).map_err(|e| e.to_string())?;
+    jsonschema::draft202012::meta::validate(schema).map_err(|e| format!("not meta-valid draft 2020-12: {e} (at `{}`)", e.instance_path()))?;
+    jsonschema::draft202012::options()
+        .should_validate_formats(assert_formats)
+        .with_retriever(LocalRetriever::new(env.remotes.clone()))
+        .build(schema)
+        .map_err(|e| format!("does not compile: {e}"))
+}
+
+/// One witness instance: where source and projection disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Witness {
+    pub direction: Direction,
+    pub description: String,
+    /// The source-side instance.
+    pub instance: Value,
+    /// What the model side sees (the encoding).
+    pub model_instance: Value,
+    pub source_accepts: bool,
+    pub projection_accepts: bool,
+}
+
+/// Why a trial failed, with the operands a test can assert on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailureKind {
+    /// The case itself is broken (invalid schema, wrong expected validity).
+    BadCase,
+    /// Keywords with no row.
+    MissingRows(Vec<String>),
+    /// The translator panicked.
+    Panicked,
+    /// The translator refused although no refused row applies.
+    UnexpectedRefusal(Refusal),
+    /// A refused row applies but the translator projected.
+    MissingRefusal,
+    /// The refusal cites a keyword whose row is not refused.
+    RefusalCitesWrongRow(Refusal),
+    /// The projection breaks its dialect's grammar.
+    Grammar,
+    /// The projection is not a valid draft 2020-12 schema.
+    InvalidProjection,
+    /// The projection is in another dialect than the table declares.
+    WrongDialect,
+    /// decode(encode(x)) != x for a source-valid x.
+    RoundTrip,
+    /// Acceptance differs beyond what the rows allow.
+    Deviation { found: BTreeSet<Direction>, inverted: bool, contradicted: bool },
+}
+
+/// A failed trial: what failed and the full message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub message: String,
+    pub witnesses: Vec<Witness>,
+}
+
+/// The verdict of one trial.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Pass(Summary),
+    Fail(Failure),
+    /// A deviation covered by `known_violation` rows: reported, not failed.
+    ExpectedFailure { message: String, failure: Failure, known: Vec<String> },
+    /// Not checkable here, with the reason.
+    Skip(String),
+}
+
+/// What a passing trial saw: the outcome and the deviations the table allowed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Summary {
+    pub refused: bool,
+    pub found: BTreeSet<Direction>,
+    /// Rows involved, by id string (for coverage reports).
+    pub rows: Vec<String>,
+    pub witnesses: Vec<Witness>,
+}
+
+impl Verdict {
+    #[must_use]
+    pub fn failure(&self) -> Option<&Failure> {
+        match self {
+            Self::Fail(f) | Self::ExpectedFailure { failure: f, .. } => Some(f),
+            _ => None,
+        }
+    }
+}
+
+struct Context<'a> {
+    table: &'a Table,
+    case: &'a Case,
+    rows: Vec<(Occurrence<'a>, &'a Row)>,
+}
+
+impl Context<'_> {
+    fn header(&self) -> String {
+        let mut s = String::new();
+        let line = self.case.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let _ = writeln!(s, "case: {} ({}{line})", self.case.id, self.case.file.display());
+        let _ = writeln!(s, "table: {}", self.table.file.display());
+        let mut seen = BTreeSet::new();
+        for (occ, row) in &self.rows {
+            if seen.insert(row.id.to_string()) {
+                let _ = writeln!(s, "  row {}: {} (at `{}`)", row.id, row.disposition.label(), occ.pointer);
+            }
+        }
+        let _ = writeln!(s, "source schema: {}", self.case.schema);
+        s
+    }
+
+    fn fail(&self, kind: FailureKind, what: &str) -> Verdict {
+        Verdict::Fail(Failure { kind, message: format!("{what}\n{}", self.header()), witnesses: Vec::new() })
+    }
+}
+
+/// Run the oracle for `translator` (whose table is `table`) on `case`.
+#[must_use]
+pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env) -> Verdict {
+    // 1. The case.
+    let source = match compile(&case.schema, env, case.assert_formats) {
+        Ok(v) => v,
+        Err(e) => {
+            let message = format!("{}: the source schema of `{}` {e}", case.file.display(), case.id);
+            return match case.origin {
+                Origin::Own => Verdict::Fail(Failure { kind: FailureKind::BadCase, message, witnesses: Vec::new() }),
+                Origin::Suite { .. } => Verdict::Skip(message),
+            };
+        }
+    };
+    for inst in &case.instances {
+        let got = source.is_valid(&inst.data);
+        if got != inst.valid {
+            let message = format!(
+                "{}: case `{}`, instance `{}` ({}) is expected {} but the source schema {} it",
+                case.file.display(),
+                case.id,
+                inst.description,
+                inst.data,
+                if inst.valid { "valid" } else { "invalid" },
+                if got { "accepts" } else { "rejects" },
+            );
+            return match case.origin {
+                Origin::Own => Verdict::Fail(Failure { kind: FailureKind::BadCase, message, witnesses: Vec::new() }),
+                Origin::Suite { .. } => Verdict::Skip(format!("the validator disagrees with the suite: {message}")),
+            };
+        }
+    }
+
+    // 2. Never silent.
+    let occurrences = match walk::occurrences(&case.schema) {
+        Ok(o) => o,
+        Err(e) => return Verdict::Fail(Failure { kind: FailureKind::BadCase, message: e.to_string(), witnesses: Vec::new() }),
+    };
+    let mut rows = Vec::new();
+    let mut missing = Vec::new();
+    for occ in occurrences {
+        match table.row(occ.keyword, occ.value, occ.at_root) {
+            Ok(row) => rows.push((occ, row)),
+            Err(m) => missing.push((occ.pointer.clone(), m)),
+        }
+    }
+    let ctx = Context { table, case, rows };
+    if !missing.is_empty() {
+        let mut what = format!("never silent: {} has no row for", table.file.display());
+        let mut names = Vec::new();
+        for (pointer, m) in &missing {
+            let at = if m.at_root { " on the root" } else { "" };
+            let _ = write!(what, "\n  keyword `{}` (form `{}`{at}) at `{pointer}`", m.keyword, m.form.name());
+            names.push(m.keyword.clone());
+        }
+        names.dedup();
+        return ctx.fail(FailureKind::MissingRows(names), &what);
+    }
+
+    // 3. Refusals.
+    let root_is_object = case.schema.get("type") == Some(&Value::from("object"));
+    let root_refused = table.requires_object_root && !root_is_object;
+    let refused_rows: Vec<_> = ctx.rows.iter().filter(|(_, r)| r.disposition == Disposition::Refused).collect();
+    let must_refuse = root_refused || !refused_rows.is_empty();
+    let outcome = match catch_unwind(AssertUnwindSafe(|| translator.translate(&case.schema))) {
+        Ok(o) => o,
+        Err(panic) => {
+            let text = panic.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+            return ctx.fail(FailureKind::Panicked, &format!("translator `{}` panicked: {text}", translator.name()));
+        }
+    };
+    let projection = match outcome {
+        Outcome::Refused(refusal) => {
+            if !must_refuse {
+                return ctx.fail(
+                    FailureKind::UnexpectedRefusal(refusal.clone()),
+                    &format!("the translator {refusal}, but no row present is refused: a refusal must cite a refused row"),
+                );
+            }
+            let cites_root = root_refused && refusal.keyword == "type" && refusal.pointer.is_empty();
+            let cites_row = refused_rows.iter().any(|(o, _)| o.keyword == refusal.keyword && o.pointer == refusal.pointer);
+            if cites_root || cites_row {
+                return Verdict::Pass(Summary { refused: true, rows: row_ids(&ctx), ..Summary::default() });
+            }
+            return ctx.fail(
+                FailureKind::RefusalCitesWrongRow(refusal.clone()),
+                &format!("the translator {refusal}, which is not where a refused row applies"),
+            );
+        }
+        Outcome::Projected(p) => p,
+    };
+    if must_refuse {
+        let mut what = String::from("a refused row applies but the translator projected:");
+        if root_refused {
+            what.push_str("\n  the table requires an object root (`type: \"object\"`) and the source root is not one");
+        }
+        for (o, r) in &refused_rows {
+            let _ = write!(what, "\n  {} at `{}`", r.id, o.pointer);
+        }
+        let _ = write!(what, "\nprojection: {}", projection.schema);
+        return ctx.fail(FailureKind::MissingRefusal, &what);
+    }
+
+    // 4. Grammar and meta-validation.
+    if projection.dialect != table.dialect {
+        return ctx.fail(
+            FailureKind::WrongDialect,
+            &format!("the projection is in dialect `{}` but the table declares `{}`", projection.dialect.name(), table.dialect.name()),
+        );
+    }
+    if let Some((path, grammar)) = &table.grammar {
+        if let Err(e) = grammar_errors(grammar, &projection.schema) {
+            return ctx.fail(FailureKind::Grammar, &format!("the projection breaks the grammar {}:\n{e}\nprojection: {}", path.display(), projection.schema));
+        }
+    }
+    let lifted = match projection.dialect {
+        Dialect::JsonSchema => projection.schema.clone(),
+        other => match dialect::lift(other, &projection.schema) {
+            Ok(v) => v,
+            Err(e) => return ctx.fail(FailureKind::Grammar, &format!("cannot lift the projection from `{}`: {e}", other.name())),
+        },
+    };
+    let compiled = match compile(&lifted, env, case.assert_formats) {
+        Ok(v) => v,
+        Err(e) => return ctx.fail(FailureKind::InvalidProjection, &format!("the projection {e}\nprojection: {lifted}")),
+    };
+
+    // 5. Differential check.
+    differential(&ctx, &source, &compiled, &projection, &lifted)
+}
+
+fn differential(ctx: &Context<'_>, source: &jsonschema::Validator, compiled: &jsonschema::Validator, projection: &Projection, lifted: &Value) -> Verdict {
+    let mut witnesses = Vec::new();
+    for inst in &ctx.case.instances {
+        let encoded = codec::apply(&projection.codec, lifted, &inst.data, Way::Encode);
+        let projection_accepts = compiled.is_valid(&encoded);
+        if inst.valid {
+            let back = codec::apply(&projection.codec, lifted, &encoded, Way::Decode);
+            if back != inst.data {
+                return ctx.fail(
+                    FailureKind::RoundTrip,
+                    &format!(
+                        "round trip: decode(encode(x)) != x\n  x = {}\n  encode(x) = {encoded}\n  decode(encode(x)) = {back}\nprojection: {lifted}",
+                        inst.data
+                    ),
+                );
+            }
+        }
+        let direction = match (inst.valid, projection_accepts) {
+            (true, false) => Some(Direction::Narrowing),
+            (false, true) => {
+                let decoded = codec::apply(&projection.codec, lifted, &encoded, Way::Decode);
+                (!source.is_valid(&decoded)).then_some(Direction::Widening)
+            }
+            _ => None,
+        };
+        if let Some(direction) = direction {
+            witnesses.push(Witness {
+                direction,
+                description: inst.description.clone(),
+                instance: inst.data.clone(),
+                model_instance: encoded,
+                source_accepts: inst.valid,
+                projection_accepts,
+            });
+        }
+    }
+    let inverted = inversions(&ctx.case.schema, lifted);
+    let found: BTreeSet<Direction> = witnesses.iter().map(|w| w.direction).collect();
+    let allowed: BTreeSet<Direction> = ctx
+        .rows
+        .iter()
+        .filter_map(|(_, r)| match r.disposition {
+            Disposition::Approximated { direction, .. } => Some(direction),
+            _ => None,
+        })
+        .collect();
+    let unexplained: BTreeSet<Direction> = found.difference(&allowed).copied().collect();
+    let contradicted = found.len() == 2 && allowed.len() < 2;
+    if unexplained.is_empty() && inverted.is_empty() {
+        return Verdict::Pass(Summary { refused: false, found, rows: row_ids(ctx), witnesses });
+    }
+
+    let mut what = String::new();
+    if !inverted.is_empty() {
+        let _ = writeln!(what, "never inverted: a `false` subschema became one that accepts everything at {}", inverted.join(", "));
+    }
+    if contradicted {
+        let _ = writeln!(what, "never contradicted: the projection both accepts what the source rejects and rejects what it accepts");
+    }
+    if !unexplained.is_empty() {
+        let names: Vec<_> = unexplained.iter().map(|d| d.name()).collect();
+        let allowed_names: Vec<_> = allowed.iter().map(|d| d.name()).collect();
+        let allowed_text = if allowed_names.is_empty() { "none: every row present is preserved".to_owned() } else { allowed_names.join(", ") };
+        let _ = writeln!(what, "the table is the oracle: found {} beyond the envelope (allowed: {allowed_text})", names.join(" and "));
+    }
+    for w in witnesses.iter().filter(|w| unexplained.contains(&w.direction)) {
+        let _ = writeln!(
+            what,
+            "  {} witness `{}`: {} -- source {}, projection {}{}",
+            w.direction,
+            w.description,
+            w.instance,
+            if w.source_accepts { "accepts" } else { "rejects" },
+            if w.projection_accepts { "accepts" } else { "rejects" },
+            if w.model_instance == w.instance { String::new() } else { format!(" (model side {})", w.model_instance) },
+        );
+    }
+    let _ = write!(what, "projection: {lifted}");
+    let Verdict::Fail(mut failure) = ctx.fail(FailureKind::Deviation { found: found.clone(), inverted: !inverted.is_empty(), contradicted }, what.trim_end()) else {
+        unreachable!("Context::fail returns Verdict::Fail")
+    };
+    failure.witnesses = witnesses;
+
+    // 6. Ratchet.
+    let mut needed = unexplained.clone();
+    if !inverted.is_empty() {
+        needed.insert(Direction::Widening);
+    }
+    let known: Vec<_> = ctx.rows.iter().filter_map(|(_, r)| r.known_violation.as_ref().map(|k| (r, k))).collect();
+    let covered: BTreeSet<Direction> = known.iter().map(|(_, k)| k.direction).collect();
+    if !known.is_empty() && needed.is_subset(&covered) {
+        let mut message = String::from("known violation reproduced:");
+        for (row, k) in &known {
+            let _ = write!(message, " {} ({}, {})", row.id, k.issue, k.direction);
+        }
+        let known = known.iter().map(|(row, _)| row.id.to_string()).collect();
+        return Verdict::ExpectedFailure { message, failure, known };
+    }
+    Verdict::Fail(failure)
+}
+
+/// Pointers where the source holds `false` and the projection, at the same place, accepts everything.
+fn inversions(source: &Value, projection: &Value) -> Vec<String> {
+    let Ok(occurrences) = walk::occurrences(source) else { return Vec::new() };
+    occurrences
+        .iter()
+        .filter(|o| o.keyword == "false")
+        .filter(|o| matches!(projection.pointer(&o.pointer), Some(Value::Bool(true))) || projection.pointer(&o.pointer).is_some_and(|v| v.as_object().is_some_and(serde_json::Map::is_empty)))
+        .map(|o| if o.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", o.pointer) })
+        .collect()
+}
+
+fn row_ids(ctx: &Context<'_>) -> Vec<String> {
+    let mut ids: Vec<String> = ctx.rows.iter().map(|(_, r)| r.id.to_string()).collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+fn grammar_errors(grammar: &Value, projection: &Value) -> Result<(), String> {
+    let validator = jsonschema::draft202012::options().build(grammar).map_err(|e| format!("the grammar itself does not compile: {e}"))?;
+    let errors: Vec<String> = validator.iter_errors(projection).map(|e| format!("  at `{}`: {e}", e.instance_path())).collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors.join("\n")) }
+}

@@ -1,0 +1,545 @@
+//! Disposition tables: loading `dispositions/<translator>.yaml`, linting it, and looking rows up.
+//!
+//! A table gives every keyword exactly one disposition for one translator:
+//!
+//! ```yaml
+//! translator: anthropic
+//! source: "Anthropic tool use docs, input_schema, read 2026-11-29"
+//! requires_object_root: true
+//! keywords:
+//!   const: { disposition: preserved }
+//!   anyOf:
+//!     disposition: preserved
+//!     at_root: { disposition: refused, note: "input_schema does not support anyOf at the top level" }
+//!   additionalProperties:
+//!     forms:
+//!       "false": { disposition: preserved }
+//!       schema: { disposition: approximated, direction: widening, to: description }
+//!   "false": { disposition: preserved }
+//! extensions:
+//!   "x-*": { disposition: preserved }
+//! ```
+//!
+//! A row is found for a keyword occurrence by: the `at_root` refinement when the keyword sits on the
+//! root node, else the `forms` refinement for the value's [`Form`], else the row itself. A row that
+//! only has refinements and none that applies is *missing*: never silent.
+//!
+//! YAML is read with serde-saphyr, which rejects duplicated keys (a duplicated row) and gives a
+//! line for every row, so every message below names `file:line`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use schema_fidelity_translators::form::{self, Form};
+use schema_fidelity_translators::vocabulary::{self, BOOLEAN_SUBSCHEMAS, DRAFT_2020_12};
+use schema_fidelity_translators::Dialect;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_saphyr::Spanned;
+
+/// The direction of an approximation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// The projection accepts more than the source.
+    Widening,
+    /// The projection accepts less than the source.
+    Narrowing,
+}
+
+impl Direction {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Widening => "widening",
+            Self::Narrowing => "narrowing",
+        }
+    }
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum DispositionName {
+    Preserved,
+    Approximated,
+    Refused,
+}
+
+/// What a translator owes one keyword.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disposition {
+    /// The projection accepts exactly what the source accepts, possibly spelled another way.
+    Preserved { spelled_as: Option<String> },
+    /// The projection deviates in one named direction; `to` says what the keyword became.
+    Approximated { direction: Direction, to: String },
+    /// The translator fails with a named error.
+    Refused,
+}
+
+impl Disposition {
+    #[must_use]
+    pub fn label(&self) -> String {
+        match self {
+            Self::Preserved { spelled_as: None } => "preserved".to_owned(),
+            Self::Preserved { spelled_as: Some(s) } => format!("preserved as {s}"),
+            Self::Approximated { direction, to } => format!("approximated ({direction}) to {to}"),
+            Self::Refused => "refused".to_owned(),
+        }
+    }
+}
+
+/// A row's mark that its translator is known to break it (the ratchet).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownViolation {
+    /// The issue that tracks the fix.
+    pub issue: String,
+    /// The deviation actually observed.
+    pub direction: Direction,
+    /// A witness instance and both verdicts, in words.
+    #[serde(default)]
+    pub witness: Option<String>,
+}
+
+/// Where a row stands: file, line, and which refinement of which keyword it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowId {
+    pub file: PathBuf,
+    pub line: u64,
+    /// The keyword or extension pattern the row is keyed by.
+    pub keyword: String,
+    /// `None` for the row itself, else `at_root` or the form name.
+    pub refinement: Option<String>,
+}
+
+impl fmt::Display for RowId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} `{}`", self.file.display(), self.line, self.keyword)?;
+        if let Some(r) = &self.refinement {
+            write!(f, " ({r})")?;
+        }
+        Ok(())
+    }
+}
+
+/// One resolved row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub id: RowId,
+    pub disposition: Disposition,
+    pub note: Option<String>,
+    pub issues: Vec<String>,
+    pub known_violation: Option<KnownViolation>,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    base: Option<Row>,
+    at_root: Option<Row>,
+    forms: BTreeMap<Form, Row>,
+}
+
+/// A loaded, linted disposition table.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub translator: String,
+    pub file: PathBuf,
+    pub description: Option<String>,
+    /// The dated source the table and its grammar are pinned to.
+    pub source: String,
+    pub dialect: Dialect,
+    /// A meta-schema the projection must satisfy (a provider allowlist as data).
+    pub grammar: Option<(PathBuf, Value)>,
+    pub requires_object_root: bool,
+    keywords: BTreeMap<String, Entry>,
+    extensions: Vec<(String, Entry)>,
+}
+
+/// A keyword occurrence for which the table has no row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingRow {
+    pub keyword: String,
+    pub form: Form,
+    pub at_root: bool,
+}
+
+impl Table {
+    /// The row governing `keyword` holding `value`, on the root node or not.
+    ///
+    /// # Errors
+    /// [`MissingRow`] when no row applies: the keyword is silent in this table.
+    pub fn row(&self, keyword: &str, value: &Value, at_root: bool) -> Result<&Row, MissingRow> {
+        let form = Form::of(keyword, value);
+        let missing = || MissingRow { keyword: keyword.to_owned(), form, at_root };
+        let entry = match self.keywords.get(keyword) {
+            Some(e) => e,
+            None => self.extension(keyword).ok_or_else(missing)?,
+        };
+        if at_root && let Some(row) = &entry.at_root {
+            return Ok(row);
+        }
+        entry.forms.get(&form).or(entry.base.as_ref()).ok_or_else(missing)
+    }
+
+    fn extension(&self, key: &str) -> Option<&Entry> {
+        // Exact names first, then the longest matching glob, so `x-*` beats `*`.
+        if let Some((_, e)) = self.extensions.iter().find(|(p, _)| p == key) {
+            return Some(e);
+        }
+        self.extensions
+            .iter()
+            .filter(|(p, _)| p.strip_suffix('*').is_some_and(|prefix| key.starts_with(prefix)))
+            .max_by_key(|(p, _)| p.len())
+            .map(|(_, e)| e)
+    }
+
+    /// Every row of the table, refinements included, in keyword order.
+    #[must_use]
+    pub fn rows(&self) -> Vec<&Row> {
+        let entries = self.keywords.values().chain(self.extensions.iter().map(|(_, e)| e));
+        let mut out = Vec::new();
+        for e in entries {
+            out.extend(e.base.iter());
+            out.extend(e.at_root.iter());
+            out.extend(e.forms.values());
+        }
+        out
+    }
+
+    /// The rows keyed by `keyword` (base and refinements).
+    #[must_use]
+    pub fn rows_of(&self, keyword: &str) -> Vec<&Row> {
+        self.rows().into_iter().filter(|r| r.id.keyword == keyword).collect()
+    }
+}
+
+// ---- loading -------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableFile {
+    translator: String,
+    #[serde(default)]
+    description: Option<String>,
+    source: String,
+    #[serde(default)]
+    dialect: Option<Dialect>,
+    #[serde(default)]
+    grammar: Option<String>,
+    #[serde(default)]
+    requires_object_root: bool,
+    keywords: BTreeMap<String, Spanned<RowFile>>,
+    #[serde(default)]
+    extensions: BTreeMap<String, Spanned<RowFile>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RowFile {
+    #[serde(default)]
+    disposition: Option<DispositionName>,
+    #[serde(default, rename = "as")]
+    spelled_as: Option<String>,
+    #[serde(default)]
+    direction: Option<Direction>,
+    #[serde(default)]
+    to: Option<String>,
+    #[serde(default)]
+    note: Option<String>,
+    #[serde(default)]
+    issues: Vec<String>,
+    #[serde(default)]
+    known_violation: Option<KnownViolation>,
+    #[serde(default)]
+    at_root: Option<Box<Spanned<RowFile>>>,
+    #[serde(default)]
+    forms: BTreeMap<String, Spanned<RowFile>>,
+}
+
+/// A problem with a table, located at a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableError {
+    pub file: PathBuf,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file.display(), self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+/// All problems found in one table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableErrors(pub Vec<TableError>);
+
+impl fmt::Display for TableErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TableErrors {}
+
+/// Load and lint the table at `path`, naming it `shown_as` in messages (a path relative to the
+/// project root reads best). `dispositions_dir` resolves the `grammar:` path.
+///
+/// # Errors
+/// Every lint finding, each with file and line.
+pub fn load(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> Result<Table, TableErrors> {
+    let (table, errors) = load_lenient(path, shown_as, dispositions_dir);
+    match table {
+        Some(t) if errors.is_empty() => Ok(t),
+        _ => Err(TableErrors(errors)),
+    }
+}
+
+/// Like [`load`], but also returns the table when it parses and only the lint finds problems, so
+/// that cases can still be checked against the rows it has.
+#[must_use]
+pub fn load_lenient(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> (Option<Table>, Vec<TableError>) {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(&text, shown_as, dispositions_dir),
+        Err(e) => (None, vec![TableError { file: shown_as.to_owned(), line: None, message: format!("cannot read: {e}") }]),
+    }
+}
+
+/// Parse and lint a table from text. `path` names the file in messages and gives the expected
+/// translator name (its stem). Returns the table when the YAML has the table's shape, and every
+/// lint finding.
+#[must_use]
+pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>, Vec<TableError>) {
+    let mut errors = Vec::new();
+    let err = |line: Option<u64>, message: String| TableError { file: path.to_owned(), line, message };
+    let file: TableFile = match serde_saphyr::from_str(text) {
+        Ok(f) => f,
+        Err(e) => {
+            let line = e.location().map(|l| l.line());
+            return (None, vec![err(line, format!("not a valid disposition table: {}", first_line(&e.to_string())))]);
+        }
+    };
+
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    if file.translator != stem {
+        errors.push(err(Some(1), format!("`translator: {}` does not match the file name `{stem}.yaml`", file.translator)));
+    }
+
+    let mut keywords = BTreeMap::new();
+    for (name, row) in &file.keywords {
+        let line = row.referenced.line();
+        if !vocabulary::is_keyword(name) && !BOOLEAN_SUBSCHEMAS.contains(&name.as_str()) {
+            let mut message = format!("`{name}` is not a draft 2020-12 keyword");
+            if let Some(near) = nearest(name, DRAFT_2020_12.iter().map(|k| k.name).chain(BOOLEAN_SUBSCHEMAS.iter().copied())) {
+                message.push_str(&format!(" (did you mean `{near}`?)"));
+            } else {
+                message.push_str(" (rows for other keys go under `extensions:`)");
+            }
+            errors.push(err(Some(line), message));
+            continue;
+        }
+        keywords.insert(name.clone(), entry(path, name, row, &mut errors));
+    }
+    for k in DRAFT_2020_12.iter().map(|k| k.name).chain(BOOLEAN_SUBSCHEMAS.iter().copied()) {
+        if !file.keywords.contains_key(k) {
+            errors.push(err(None, format!("no row for keyword `{k}`: every draft 2020-12 keyword needs a disposition")));
+        }
+    }
+
+    let mut extensions = Vec::new();
+    for (pattern, row) in &file.extensions {
+        let line = row.referenced.line();
+        if vocabulary::is_keyword(pattern) || BOOLEAN_SUBSCHEMAS.contains(&pattern.as_str()) {
+            errors.push(err(Some(line), format!("`{pattern}` is a draft 2020-12 keyword: its row goes under `keywords:`")));
+            continue;
+        }
+        if pattern.contains('*') && (!pattern.ends_with('*') || pattern.matches('*').count() > 1) {
+            errors.push(err(Some(line), format!("`{pattern}`: a glob may only end in one `*` (e.g. `x-*`)")));
+            continue;
+        }
+        if !pattern.contains('*')
+            && !vocabulary::KNOWN_EXTENSIONS.contains(&pattern.as_str())
+            && let Some(near) = nearest(pattern, DRAFT_2020_12.iter().map(|k| k.name))
+        {
+            errors.push(err(Some(line), format!("extension `{pattern}` looks like a misspelled keyword (did you mean `{near}`?)")));
+            continue;
+        }
+        extensions.push((pattern.clone(), entry(path, pattern, row, &mut errors)));
+    }
+
+    let dialect = file.dialect.unwrap_or(Dialect::JsonSchema);
+    let grammar = file.grammar.as_ref().and_then(|g| {
+        let gpath = dispositions_dir.join(g);
+        let read = std::fs::read_to_string(&gpath).map_err(|e| e.to_string());
+        match read.and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
+            Ok(v) => Some((PathBuf::from("dispositions").join(g), v)),
+            Err(e) => {
+                errors.push(err(None, format!("grammar `{g}`: {e}")));
+                None
+            }
+        }
+    });
+
+    errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
+    let table = Table {
+        translator: file.translator,
+        file: path.to_owned(),
+        description: file.description,
+        source: file.source,
+        dialect,
+        grammar,
+        requires_object_root: file.requires_object_root,
+        keywords,
+        extensions,
+    };
+    (Some(table), errors)
+}
+
+fn entry(path: &Path, keyword: &str, row: &Spanned<RowFile>, errors: &mut Vec<TableError>) -> Entry {
+    let base = if row.value.disposition.is_some() || (row.value.forms.is_empty() && row.value.at_root.is_none()) {
+        resolve(path, keyword, None, row, errors)
+    } else {
+        check_base_is_empty(path, keyword, row, errors);
+        None
+    };
+    let at_root = row.value.at_root.as_deref().and_then(|r| {
+        check_leaf(path, keyword, "at_root", r, errors);
+        resolve(path, keyword, Some("at_root".to_owned()), r, errors)
+    });
+    let mut forms = BTreeMap::new();
+    for (name, r) in &row.value.forms {
+        let Some(form) = Form::parse(name) else {
+            let names: Vec<_> = form::ALL.iter().map(|f| f.name()).collect();
+            errors.push(TableError {
+                file: path.to_owned(),
+                line: Some(r.referenced.line()),
+                message: format!("`{keyword}`: unknown form `{name}` (forms are {})", names.join(", ")),
+            });
+            continue;
+        };
+        check_leaf(path, keyword, name, r, errors);
+        if let Some(resolved) = resolve(path, keyword, Some(name.clone()), r, errors) {
+            forms.insert(form, resolved);
+        }
+    }
+    Entry { base, at_root, forms }
+}
+
+fn check_base_is_empty(path: &Path, keyword: &str, row: &Spanned<RowFile>, errors: &mut Vec<TableError>) {
+    let r = &row.value;
+    if r.direction.is_some() || r.to.is_some() || r.spelled_as.is_some() || r.known_violation.is_some() {
+        errors.push(TableError {
+            file: path.to_owned(),
+            line: Some(row.referenced.line()),
+            message: format!("`{keyword}`: `direction`, `to`, `as` and `known_violation` need a `disposition` beside them"),
+        });
+    }
+}
+
+fn check_leaf(path: &Path, keyword: &str, refinement: &str, row: &Spanned<RowFile>, errors: &mut Vec<TableError>) {
+    if row.value.at_root.is_some() || !row.value.forms.is_empty() {
+        errors.push(TableError {
+            file: path.to_owned(),
+            line: Some(row.referenced.line()),
+            message: format!("`{keyword}` ({refinement}): a refinement cannot itself have `at_root` or `forms`"),
+        });
+    }
+}
+
+fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned<RowFile>, errors: &mut Vec<TableError>) -> Option<Row> {
+    let line = row.referenced.line();
+    let r = &row.value;
+    let what = match &refinement {
+        Some(refinement) => format!("`{keyword}` ({refinement})"),
+        None => format!("`{keyword}`"),
+    };
+    let mut fail = |message: String| errors.push(TableError { file: path.to_owned(), line: Some(line), message: format!("{what}: {message}") });
+    let disposition = match r.disposition {
+        None => {
+            fail("missing `disposition:` (preserved, approximated or refused)".to_owned());
+            return None;
+        }
+        Some(DispositionName::Preserved) => {
+            if r.direction.is_some() || r.to.is_some() {
+                fail("a preserved row has no `direction` or `to` (use `as:` for another spelling)".to_owned());
+            }
+            Disposition::Preserved { spelled_as: r.spelled_as.clone() }
+        }
+        Some(DispositionName::Refused) => {
+            if r.direction.is_some() || r.to.is_some() || r.spelled_as.is_some() {
+                fail("a refused row has no `direction`, `to` or `as`".to_owned());
+            }
+            Disposition::Refused
+        }
+        Some(DispositionName::Approximated) => {
+            let (Some(direction), Some(to)) = (r.direction, r.to.clone()) else {
+                fail("an approximated row needs `direction: widening | narrowing` and `to:` (what the keyword became)".to_owned());
+                return None;
+            };
+            if r.spelled_as.is_some() {
+                fail("`as:` belongs to preserved rows; an approximation says what it became with `to:`".to_owned());
+            }
+            Disposition::Approximated { direction, to }
+        }
+    };
+    // Never inverted: a `false` subschema that accepts nothing may not become one that accepts more.
+    if keyword == "false" && matches!(disposition, Disposition::Approximated { direction: Direction::Widening, .. }) {
+        fail("a `false` subschema may not be approximated as a widening: that is the inversion `false` -> `{}`; refuse it or keep it".to_owned());
+    }
+    if let Some(kv) = &r.known_violation
+        && kv.issue.trim().is_empty()
+    {
+        fail("`known_violation` needs an `issue`".to_owned());
+    }
+    Some(Row {
+        id: RowId { file: path.to_owned(), line, keyword: keyword.to_owned(), refinement },
+        disposition,
+        note: r.note.clone(),
+        issues: r.issues.clone(),
+        known_violation: r.known_violation.clone(),
+    })
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+/// The candidate within edit distance 2 of `name` (case-insensitively), if any.
+pub fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over chars.
+#[must_use]
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

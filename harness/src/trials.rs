@@ -1,0 +1,230 @@
+//! Turning tables × corpus into libtest-mimic trials.
+//!
+//! Names are stable and filterable: `TRANSLATOR::corpus/path.yaml::case`,
+//! `TRANSLATOR::jsts/file.json::case`, `TRANSLATOR::lint`, `TRANSLATOR::ratchet`, and
+//! `corpus::corpus/path.yaml` for a corpus file that does not load. Each trial's kind is its
+//! translator, so `--list` shows `[anthropic] anthropic::corpus/...`.
+//!
+//! Under nextest each trial runs in its own process with `--exact NAME`; rebuilding thousands of
+//! trials in every process would make that slow, so [`Selection::from_args`] notices that case and
+//! only the table and the corpus file the name points at are loaded.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use schema_fidelity_translators::Translator;
+
+use crate::corpus::{self, Case, CorpusError};
+use crate::oracle::{self, Env, Verdict};
+use crate::project::Project;
+use crate::table::{self, Table, TableError};
+
+/// Looks a translator up by name.
+pub type Resolver = Arc<dyn Fn(&str) -> Option<Arc<dyn Translator>> + Send + Sync>;
+
+/// The built-in translators.
+#[must_use]
+pub fn builtin_resolver() -> Resolver {
+    Arc::new(|name| schema_fidelity_translators::builtin::by_name(name).map(Arc::from))
+}
+
+/// Which trials to build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    All,
+    /// One trial by exact name: only its table and corpus file are loaded.
+    Exact(String),
+}
+
+impl Selection {
+    /// [`Selection::Exact`] when running under nextest with `--exact NAME`, else [`Selection::All`].
+    #[must_use]
+    pub fn from_args(args: &Arguments) -> Self {
+        match (&args.filter, args.exact, args.list, std::env::var_os("NEXTEST").is_some()) {
+            (Some(name), true, false, true) => {
+                // `--exact` also matches `[kind] name`; nextest passes the bare name.
+                Self::Exact(name.clone())
+            }
+            _ => Self::All,
+        }
+    }
+
+    fn wants_translator(&self, translator: &str) -> bool {
+        match self {
+            Self::All => true,
+            Self::Exact(name) => name.split("::").next() == Some(translator),
+        }
+    }
+
+    /// Whether the corpus file `id` (`corpus/x.yaml`, `jsts/y.json`) is needed.
+    fn wants_file(&self, id: &str) -> bool {
+        match self {
+            Self::All => true,
+            Self::Exact(name) => {
+                let rest = name.split_once("::").map_or("", |(_, r)| r);
+                // The ratchet trial re-runs every case; a corpus-error trial is named after its file.
+                rest == "ratchet" || rest.split("::").next() == Some(id) || name == &format!("corpus::{id}")
+            }
+        }
+    }
+}
+
+/// Everything loaded once and shared by the trials.
+pub struct Loaded {
+    pub project: Project,
+    pub env: Env,
+    pub tables: Vec<(String, Option<Arc<Table>>, Vec<TableError>)>,
+    pub cases: Vec<Arc<Case>>,
+    pub corpus_errors: Vec<CorpusError>,
+}
+
+/// Load tables and corpus for `selection`.
+#[must_use]
+pub fn load(project: Project, selection: &Selection) -> Loaded {
+    let mut tables = Vec::new();
+    for path in project.table_files() {
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+        if !selection.wants_translator(&name) {
+            continue;
+        }
+        let (t, errors) = table::load_lenient(&path, project.relative(&path), &project.dispositions_dir());
+        tables.push((name, t.map(Arc::new), errors));
+    }
+    let mut cases = Vec::new();
+    let mut corpus_errors = Vec::new();
+    for (id, path) in corpus::own_files(&project.root) {
+        if selection.wants_file(&id) {
+            match corpus::load_own_file(&id, &path) {
+                Ok(c) => cases.extend(c.into_iter().map(Arc::new)),
+                Err(mut e) => {
+                    e.file = project.relative(&e.file).to_owned();
+                    corpus_errors.push(e);
+                }
+            }
+        }
+    }
+    let mut env = Env::default();
+    if let Ok(suite) = &project.suite {
+        env.remotes = Some(suite.remotes_dir());
+        for (id, path) in suite.files() {
+            if selection.wants_file(&id) {
+                match corpus::load_suite_file(&id, &path) {
+                    Ok(c) => cases.extend(c.into_iter().map(Arc::new)),
+                    Err(e) => corpus_errors.push(e),
+                }
+            }
+        }
+    }
+    for case in &mut cases {
+        if let Some(c) = Arc::get_mut(case) {
+            c.file = project.relative(&c.file).to_owned();
+        }
+    }
+    Loaded { project, env, tables, cases, corpus_errors }
+}
+
+/// The outcome of running the whole contract for one translator (used by the ratchet and the CLI).
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub passed: usize,
+    pub failed: Vec<(String, String)>,
+    pub expected: Vec<(String, String)>,
+    pub skipped: usize,
+    /// Known-violation rows (by id) reproduced on some case.
+    pub reproduced: BTreeMap<String, usize>,
+}
+
+/// Run every case for one translator.
+#[must_use]
+pub fn tally(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], env: &Env) -> Tally {
+    let mut t = Tally::default();
+    for case in cases {
+        match oracle::check(table, translator, case, env) {
+            Verdict::Pass(_) => t.passed += 1,
+            Verdict::Skip(_) => t.skipped += 1,
+            Verdict::Fail(f) => t.failed.push((case.id.clone(), f.message)),
+            Verdict::ExpectedFailure { message, known, .. } => {
+                for id in known {
+                    *t.reproduced.entry(id).or_default() += 1;
+                }
+                t.expected.push((case.id.clone(), message));
+            }
+        }
+    }
+    t
+}
+
+/// Build the trials.
+#[must_use]
+pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for e in &loaded.corpus_errors {
+        let message = e.to_string();
+        trials.push(Trial::test(format!("corpus::{}", e.id), move || Err(Failed::from(message.clone()))).with_kind("corpus"));
+    }
+    for (name, table, errors) in &loaded.tables {
+        let translator = resolver(name);
+        let lint_errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        let missing_translator = translator.is_none();
+        let tname = name.clone();
+        trials.push(
+            Trial::test(format!("{name}::lint"), move || {
+                let mut messages = lint_errors.clone();
+                if missing_translator {
+                    messages.push(format!("dispositions/{tname}.yaml: no translator named `{tname}` is known (built-in or external)"));
+                }
+                if messages.is_empty() { Ok(()) } else { Err(Failed::from(messages.join("\n"))) }
+            })
+            .with_kind(name.clone()),
+        );
+        let (Some(table), Some(translator)) = (table.clone(), translator) else { continue };
+
+        if let Err(reason) = &loaded.project.suite {
+            let reason = format!("JSON-Schema-Test-Suite trials skipped: {reason}");
+            trials.push(Trial::ignorable_test(format!("{name}::jsts"), move || Ok(Completion::ignored_with(reason.clone()))).with_kind(name.clone()));
+        }
+
+        for case in &loaded.cases {
+            let (table, translator, case, shared) = (table.clone(), translator.clone(), case.clone(), loaded.clone());
+            trials.push(
+                Trial::ignorable_test(format!("{name}::{}", case.id), move || match oracle::check(&table, translator.as_ref(), &case, &shared.env) {
+                    Verdict::Pass(_) => Ok(Completion::Completed),
+                    Verdict::Skip(reason) => Ok(Completion::ignored_with(reason)),
+                    Verdict::ExpectedFailure { message, .. } => Ok(Completion::ignored_with(message)),
+                    Verdict::Fail(f) => Err(Failed::from(f.message)),
+                })
+                .with_kind(name.clone()),
+            );
+        }
+
+        let marked: Vec<String> = table.rows().iter().filter(|r| r.known_violation.is_some()).map(|r| r.id.to_string()).collect();
+        if !marked.is_empty() {
+            let (table, translator, shared) = (table.clone(), translator.clone(), loaded.clone());
+            trials.push(
+                Trial::test(format!("{name}::ratchet"), move || {
+                    let t = tally(&table, translator.as_ref(), &shared.cases, &shared.env);
+                    let stale: Vec<_> = marked.iter().filter(|id| !t.reproduced.contains_key(*id)).cloned().collect();
+                    if stale.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(Failed::from(format!(
+                            "the ratchet: these known violations no longer reproduce on any case; remove their `known_violation` mark:\n  {}",
+                            stale.join("\n  ")
+                        )))
+                    }
+                })
+                .with_kind(name.clone()),
+            );
+        }
+    }
+    trials
+}
+
+/// The project this crate was built in (for the test target).
+#[must_use]
+pub fn workspace_root() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    root.canonicalize().unwrap_or(root)
+}

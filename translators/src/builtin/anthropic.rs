@@ -1,0 +1,64 @@
+//! `anthropic`: the Messages API tool `input_schema`.
+//!
+//! Anthropic validates `input_schema` against the draft 2020-12 meta-schema and otherwise passes it
+//! through, so this translator is a passthrough with the two documented restrictions enforced
+//! before the API would answer with a 400:
+//!
+//! - the root must be an object schema (`type: "object"`): a tool's arguments are an object;
+//! - the root may not be a combinator: "input_schema does not support oneOf, allOf, or anyOf at
+//!   the top level". Merging root branches into one object changes what is accepted (Mastra's
+//!   merge widens `required` to the intersection), so the translator refuses instead; the
+//!   `object-root` translator is where exact rewrites belong.
+//!
+//! A reference to a URI (not a `#` fragment) is refused as well: the API does not fetch
+//! documents, so a schema that needs one cannot be evaluated there.
+
+use serde_json::Value;
+
+use crate::form::Form;
+use crate::model::{Outcome, Refusal, Translator};
+use crate::walk;
+
+/// The Anthropic `input_schema` passthrough.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Anthropic;
+
+const ROOT_COMBINATORS: [&str; 3] = ["allOf", "anyOf", "oneOf"];
+
+impl Translator for Anthropic {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn translate(&self, source: &Value) -> Outcome {
+        match check(source) {
+            Ok(()) => Outcome::json_schema(source.clone()),
+            Err(refusal) => Outcome::Refused(refusal),
+        }
+    }
+}
+
+fn check(source: &Value) -> Result<(), Refusal> {
+    let occurrences = walk::occurrences(source)
+        .map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+    let Some(root) = source.as_object() else {
+        let keyword = if source == &Value::Bool(true) { "true" } else { "false" };
+        return Err(Refusal::new(keyword, "", "input_schema must be an object schema, not a boolean schema"));
+    };
+    if root.get("type") != Some(&Value::from("object")) {
+        return Err(Refusal::new("type", "", "input_schema must declare `type: \"object\"` at the root"));
+    }
+    if let Some(keyword) = ROOT_COMBINATORS.iter().find(|k| root.contains_key(**k)) {
+        return Err(Refusal::new(*keyword, "", format!("input_schema does not support {keyword} at the top level")));
+    }
+    for occurrence in occurrences {
+        if matches!(occurrence.keyword, "$ref" | "$dynamicRef") && Form::of(occurrence.keyword, occurrence.value) == Form::Uri {
+            return Err(Refusal::new(
+                occurrence.keyword,
+                occurrence.pointer,
+                format!("`{}` names a URI; the API does not fetch referenced documents", occurrence.value),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,21 @@
+//! The reference translators that ship with schema-fidelity, one file each.
+
+mod anthropic;
+mod identity;
+
+pub use anthropic::Anthropic;
+pub use identity::Identity;
+
+use crate::model::Translator;
+
+/// Every built-in translator, in the order reports list them.
+#[must_use]
+pub fn all() -> Vec<Box<dyn Translator>> {
+    vec![Box::new(Identity), Box::new(Anthropic)]
+}
+
+/// The built-in translator called `name`.
+#[must_use]
+pub fn by_name(name: &str) -> Option<Box<dyn Translator>> {
+    all().into_iter().find(|t| t.name() == name)
+}

@@ -1,0 +1,25 @@
+//! Tool-schema translators and the pieces they share with the fidelity oracle.
+//!
+//! A *translator* turns a tool's source schema (JSON Schema draft 2020-12) into what one provider
+//! accepts: a [`Projection`](model::Projection) (schema, dialect, codec) or a named
+//! [`Refusal`](model::Refusal). Every translator here descends through schemas with the one
+//! [walker](walk), so the oracle in the harness and the translators agree on what a schema
+//! position is.
+//!
+//! - [`vocabulary`]: the draft 2020-12 keywords and the shape of their values.
+//! - [`walk`]: the walker over schema positions.
+//! - [`form`]: value forms, by which a disposition row may refine itself.
+//! - [`model`]: the [`Translator`](model::Translator) trait and its outcome.
+//! - [`codec`]: instance mappings for projections that change instance shape on purpose.
+//! - [`builtin`]: the reference translators.
+
+pub mod builtin;
+pub mod codec;
+pub mod form;
+pub mod model;
+pub mod vocabulary;
+pub mod walk;
+
+pub use codec::Codec;
+pub use form::Form;
+pub use model::{Dialect, Outcome, Projection, Refusal, Translator};

@@ -1,0 +1,91 @@
+//! What a translator is and what it returns: a projection (schema, dialect, codec) or a refusal.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::codec::Codec;
+
+/// A tool-schema translator: draft 2020-12 source schema in, projection or refusal out.
+///
+/// Implementations must be deterministic and must not panic on any JSON input; the fuzzing in the
+/// harness holds them to that.
+pub trait Translator: Send + Sync {
+    /// The translator's name, which is also its table's file stem (`dispositions/<name>.yaml`).
+    fn name(&self) -> &str;
+    /// Translate one source schema.
+    fn translate(&self, source: &Value) -> Outcome;
+}
+
+/// The result of a translation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum Outcome {
+    Projected(Projection),
+    Refused(Refusal),
+}
+
+impl Outcome {
+    /// Shorthand for a JSON-Schema projection with the identity codec.
+    #[must_use]
+    pub fn json_schema(schema: Value) -> Self {
+        Self::Projected(Projection { schema, dialect: Dialect::JsonSchema, codec: Codec::Identity, strict: None })
+    }
+}
+
+/// The schema a translator sends, in its dialect, with the instance mapping between the two sides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Projection {
+    pub schema: Value,
+    pub dialect: Dialect,
+    #[serde(default)]
+    pub codec: Codec,
+    /// For providers with a strict flag: whether the projection is sent strict. `None` when the
+    /// provider has no such flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+/// The language a projection is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dialect {
+    /// JSON Schema draft 2020-12 (possibly a provider subset of it).
+    JsonSchema,
+    /// The Gemini/Vertex proto `Schema` message used by the legacy `parameters` field.
+    GeminiProto,
+}
+
+impl Dialect {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::JsonSchema => "json-schema",
+            Self::GeminiProto => "gemini-proto",
+        }
+    }
+}
+
+/// A translator's named refusal to project a schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// The keyword the refusal is about (a keyword with a `refused` row, or `type` for a table
+    /// that requires an object root).
+    pub keyword: String,
+    /// JSON pointer, into the source, of the schema node holding that keyword.
+    pub pointer: String,
+    /// A sentence for the person reading the error.
+    pub message: String,
+}
+
+impl Refusal {
+    #[must_use]
+    pub fn new(keyword: impl Into<String>, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { keyword: keyword.into(), pointer: pointer.into(), message: message.into() }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "refused `{}` at `{}`: {}", self.keyword, self.pointer, self.message)
+    }
+}
