@@ -1,0 +1,154 @@
+//! Testing the tester: translators with one historical defect each, claiming the `identity` table
+//! (everything preserved), must be caught on the own corpus, with the right direction.
+//!
+//! Each mutant reintroduces a defect observed in a real translator (opencode issues in
+//! `../shared/seeds/003_*`). A mutant that is not caught, or caught only for an unrelated reason,
+//! fails this test: the oracle would have let that defect through.
+
+use std::sync::Arc;
+
+use schema_fidelity::corpus::Case;
+use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
+use schema_fidelity::project::Project;
+use schema_fidelity::table::{self, Direction, Table};
+use schema_fidelity::trials::{self, Selection};
+use schema_fidelity_translators::walk;
+use schema_fidelity_translators::{Outcome, Translator};
+use serde_json::{Map, Value};
+
+/// A mutant: identity with one rewrite applied at every schema node, bottom-up.
+struct Mutant {
+    name: &'static str,
+    rewrite: fn(&mut Map<String, Value>),
+    /// Replaces boolean subschemas (for the inversion).
+    boolean: fn(bool) -> Value,
+}
+
+impl Mutant {
+    fn apply(&self, schema: &Value) -> Value {
+        match schema {
+            Value::Bool(b) => (self.boolean)(*b),
+            Value::Object(_) => {
+                let mapped = walk::map_children(schema, |c| Ok::<_, ()>(self.apply(c.schema))).unwrap_or_else(|()| schema.clone());
+                let Value::Object(mut map) = mapped else { return mapped };
+                (self.rewrite)(&mut map);
+                Value::Object(map)
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+impl Translator for Mutant {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn translate(&self, source: &Value) -> Outcome {
+        Outcome::json_schema(self.apply(source))
+    }
+}
+
+fn keep(b: bool) -> Value {
+    Value::Bool(b)
+}
+
+fn unchanged(_: &mut Map<String, Value>) {}
+
+fn fixture() -> (Table, Vec<Arc<Case>>, Env) {
+    let project = Project::at(trials::workspace_root());
+    let path = project.dispositions_dir().join("identity.yaml");
+    let table = table::load(&path, project.relative(&path), &project.dispositions_dir()).expect("identity table lints clean");
+    let loaded = trials::load(project, &Selection::All);
+    assert!(loaded.corpus_errors.is_empty(), "corpus loads: {:?}", loaded.corpus_errors);
+    let own: Vec<_> = loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).cloned().collect();
+    assert!(!own.is_empty());
+    (table, own, loaded.env.clone())
+}
+
+/// Every deviation the oracle reports for `mutant` on the own corpus, as (case, kind).
+fn deviations(mutant: &Mutant) -> Vec<(String, FailureKind)> {
+    let (table, cases, env) = fixture();
+    let mut out = Vec::new();
+    for case in &cases {
+        match oracle::check(&table, mutant, case, &env) {
+            Verdict::Fail(f) => {
+                assert!(
+                    matches!(f.kind, FailureKind::Deviation { .. }),
+                    "{}: {} failed for a reason other than a deviation:\n{}",
+                    mutant.name,
+                    case.id,
+                    f.message
+                );
+                out.push((case.id.clone(), f.kind));
+            }
+            Verdict::ExpectedFailure { .. } => panic!("the identity table marks no known violation"),
+            Verdict::Pass(_) | Verdict::Skip(_) => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn const_dropped_is_caught_as_widening() {
+    let mutant = Mutant { name: "const-dropped", rewrite: |m| drop(m.remove("const")), boolean: keep };
+    let found = deviations(&mutant);
+    let hit = found.iter().find(|(id, _)| id.ends_with("::const-string")).expect("caught on const-string");
+    assert_eq!(hit.1, FailureKind::Deviation { found: [Direction::Widening].into(), inverted: false, contradicted: false });
+}
+
+#[test]
+fn false_turned_into_empty_schema_is_caught_as_inversion() {
+    let mutant = Mutant { name: "false-inverted", rewrite: unchanged, boolean: |b| if b { Value::Bool(true) } else { Value::Object(Map::new()) } };
+    let found = deviations(&mutant);
+    let hit = found.iter().find(|(id, _)| id.ends_with("::false-property")).expect("caught on false-property");
+    let FailureKind::Deviation { found, inverted, .. } = &hit.1 else { unreachable!() };
+    assert!(*inverted, "reported as an inversion: {:?}", hit.1);
+    assert!(found.contains(&Direction::Widening));
+}
+
+#[test]
+fn type_union_cut_to_first_member_is_caught_as_narrowing() {
+    let mutant = Mutant {
+        name: "type-union-collapsed",
+        rewrite: |m| {
+            if let Some(Value::Array(types)) = m.get("type")
+                && let Some(first) = types.first().cloned()
+            {
+                m.insert("type".to_owned(), first);
+            }
+        },
+        boolean: keep,
+    };
+    let found = deviations(&mutant);
+    let hit = found.iter().find(|(id, _)| id.ends_with("::string-or-integer")).expect("caught on string-or-integer");
+    assert_eq!(hit.1, FailureKind::Deviation { found: [Direction::Narrowing].into(), inverted: false, contradicted: false });
+}
+
+#[test]
+fn prefix_items_dropped_beside_items_is_caught_as_contradiction() {
+    let mutant = Mutant {
+        name: "prefix-items-dropped",
+        rewrite: |m| {
+            if m.contains_key("items") {
+                m.remove("prefixItems");
+            }
+        },
+        boolean: keep,
+    };
+    let found = deviations(&mutant);
+    let hit = found.iter().find(|(id, _)| id.ends_with("::tuple-then-booleans")).expect("caught on tuple-then-booleans");
+    assert_eq!(
+        hit.1,
+        FailureKind::Deviation { found: [Direction::Widening, Direction::Narrowing].into(), inverted: false, contradicted: true }
+    );
+}
+
+#[test]
+fn identity_itself_passes_every_case() {
+    let (table, cases, env) = fixture();
+    let identity = schema_fidelity_translators::builtin::Identity;
+    for case in &cases {
+        let verdict = oracle::check(&table, &identity, case, &env);
+        assert!(matches!(verdict, Verdict::Pass(_)), "{}: {verdict:?}", case.id);
+    }
+}
