@@ -268,10 +268,10 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
             &format!("the projection is in dialect `{}` but the table declares `{}`", projection.dialect.name(), table.dialect.name()),
         );
     }
-    if let Some((path, grammar)) = &table.grammar {
-        if let Err(e) = grammar_errors(grammar, &projection.schema) {
-            return ctx.fail(FailureKind::Grammar, &format!("the projection breaks the grammar {}:\n{e}\nprojection: {}", path.display(), projection.schema));
-        }
+    if let Some((path, grammar)) = &table.grammar
+        && let Err(e) = grammar_errors(grammar, &projection.schema)
+    {
+        return ctx.fail(FailureKind::Grammar, &format!("the projection breaks the grammar {}:\n{e}\nprojection: {}", path.display(), projection.schema));
     }
     let lifted = match projection.dialect {
         Dialect::JsonSchema => projection.schema.clone(),
