@@ -231,6 +231,16 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
     };
     let projection = match outcome {
         Outcome::Refused(refusal) => {
+            if let Some(limit) = refusal.keyword.strip_prefix(crate::table::LIMIT_PREFIX) {
+                // A documented limit may stop any schema; the table must declare it.
+                if table.limits.contains_key(limit) {
+                    return Verdict::Pass(Summary { refused: true, rows: row_ids(&ctx), ..Summary::default() });
+                }
+                return ctx.fail(
+                    FailureKind::UnexpectedRefusal(refusal.clone()),
+                    &format!("the translator {refusal}, but the table declares no limit `{limit}` under `limits:`"),
+                );
+            }
             if !must_refuse {
                 return ctx.fail(
                     FailureKind::UnexpectedRefusal(refusal.clone()),

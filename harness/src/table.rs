@@ -158,9 +158,25 @@ pub struct Table {
     /// A meta-schema the projection must satisfy (a provider allowlist as data).
     pub grammar: Option<(PathBuf, Value)>,
     pub requires_object_root: bool,
+    /// Documented provider limits (nesting depth, property count, enum size, ...) the translator
+    /// enforces with refusals citing `limit:<name>`.
+    pub limits: BTreeMap<String, Limit>,
     keywords: BTreeMap<String, Entry>,
     extensions: Vec<(String, Entry)>,
 }
+
+/// A documented provider limit that the translator enforces by refusing.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limit {
+    /// The limit's value (a depth, a count, a length).
+    pub value: u64,
+    /// Where the limit is documented, or why it is enforced.
+    pub note: String,
+}
+
+/// The prefix a refusal's `keyword` takes when it cites a limit rather than a keyword.
+pub const LIMIT_PREFIX: &str = "limit:";
 
 /// A keyword occurrence for which the table has no row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,6 +251,8 @@ struct TableFile {
     grammar: Option<String>,
     #[serde(default)]
     requires_object_root: bool,
+    #[serde(default)]
+    limits: BTreeMap<String, Limit>,
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
@@ -405,6 +423,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         dialect,
         grammar,
         requires_object_root: file.requires_object_root,
+        limits: file.limits,
         keywords,
         extensions,
     };
