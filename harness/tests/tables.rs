@@ -1,0 +1,166 @@
+//! The table lint: what it must reject, with file and line.
+//!
+//! The strongest check runs over every committed table: deleting any one row must make the lint
+//! fail with a message naming that keyword and the table file (never silent).
+
+use std::path::{Path, PathBuf};
+
+use schema_fidelity::project::Project;
+use schema_fidelity::table::{self, TableError};
+use schema_fidelity::trials;
+
+fn project() -> Project {
+    Project::at(trials::workspace_root())
+}
+
+fn lint(text: &str, name: &str) -> Vec<TableError> {
+    let p = project();
+    let (_, errors) = table::parse(text, Path::new(&format!("dispositions/{name}.yaml")), &p.dispositions_dir());
+    errors
+}
+
+fn identity_text() -> String {
+    std::fs::read_to_string(project().dispositions_dir().join("identity.yaml")).expect("identity table")
+}
+
+/// The top-level rows under `keywords:`, as (keyword, first line index, end line index exclusive).
+fn keyword_rows(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(start) = lines.iter().position(|l| *l == "keywords:") else { return Vec::new() };
+    let mut rows = Vec::new();
+    let mut i = start + 1;
+    while i < lines.len() {
+        let line = lines[i];
+        if !line.starts_with(' ') && !line.is_empty() && !line.starts_with('#') {
+            break; // the next top-level key
+        }
+        let is_row = line.starts_with("  ") && !line.starts_with("   ") && !line.trim_start().starts_with('#');
+        if is_row {
+            let key = line.trim_start().split(':').next().unwrap_or_default().trim_matches('"').to_owned();
+            let mut end = i + 1;
+            while end < lines.len() && lines[end].starts_with("   ") {
+                end += 1;
+            }
+            rows.push((key, i, end));
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    rows
+}
+
+#[test]
+fn every_committed_table_lints_clean() {
+    let p = project();
+    let files = p.table_files();
+    assert!(files.len() >= 2, "at least identity and anthropic");
+    for path in files {
+        let (t, errors) = table::load_lenient(&path, p.relative(&path), &p.dispositions_dir());
+        assert!(t.is_some() && errors.is_empty(), "{}: {errors:?}", path.display());
+    }
+}
+
+#[test]
+fn deleting_any_row_fails_naming_the_keyword_and_the_file() {
+    let p = project();
+    for path in p.table_files() {
+        let text = std::fs::read_to_string(&path).expect("readable table");
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("utf-8 name").to_owned();
+        let rows = keyword_rows(&text);
+        assert!(rows.len() >= 59, "{name}: found {} rows; the row finder is out of step with the table layout", rows.len());
+        let lines: Vec<&str> = text.lines().collect();
+        for (keyword, start, end) in rows {
+            let mut without: Vec<&str> = lines[..start].to_vec();
+            without.extend_from_slice(&lines[end..]);
+            let errors = lint(&without.join("\n"), &name);
+            let shown: PathBuf = format!("dispositions/{name}.yaml").into();
+            assert!(
+                errors.iter().any(|e| e.file == shown && e.message.contains(&format!("`{keyword}`"))),
+                "deleting `{keyword}` from {name}.yaml was not reported: {errors:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_duplicated_row_is_rejected_with_its_line() {
+    let text = identity_text().replacen("  minimum: { disposition: preserved }", "  minimum: { disposition: preserved }\n  minimum: { disposition: refused }", 1);
+    let errors = lint(&text, "identity");
+    let e = errors.first().expect("rejected");
+    assert!(e.message.contains("duplicate"), "{e}");
+    let line = text.lines().position(|l| l == "  minimum: { disposition: refused }").expect("inserted") as u64 + 1;
+    assert_eq!(e.line, Some(line), "{e}");
+    assert!(e.to_string().starts_with(&format!("dispositions/identity.yaml:{line}:")), "{e}");
+}
+
+#[test]
+fn a_misspelled_keyword_is_rejected_with_its_line_and_a_suggestion() {
+    let text = identity_text().replacen("  minLength: { disposition: preserved }", "  minLenght: { disposition: preserved }", 1);
+    let errors = lint(&text, "identity");
+    let line = text.lines().position(|l| l.starts_with("  minLenght:")).expect("edited") as u64 + 1;
+    let typo = errors.iter().find(|e| e.message.contains("minLenght")).expect("typo reported");
+    assert_eq!(typo.line, Some(line));
+    assert!(typo.message.contains("did you mean `minLength`"), "{typo}");
+    assert!(errors.iter().any(|e| e.message.contains("no row for keyword `minLength`")));
+}
+
+#[test]
+fn a_misspelled_extension_is_rejected() {
+    let text = identity_text().replacen("extensions:\n", "extensions:\n  maxItem: { disposition: preserved }\n", 1);
+    let errors = lint(&text, "identity");
+    assert!(errors.iter().any(|e| e.message.contains("did you mean `maxItems`")), "{errors:?}");
+}
+
+#[test]
+fn a_widening_false_row_is_the_inversion_and_is_rejected() {
+    let text = identity_text().replacen(
+        "  \"false\": { disposition: preserved }",
+        "  \"false\": { disposition: approximated, direction: widening, to: \"{}\" }",
+        1,
+    );
+    let errors = lint(&text, "identity");
+    assert!(errors.iter().any(|e| e.message.contains("inversion")), "{errors:?}");
+}
+
+#[test]
+fn an_approximation_without_direction_or_target_is_rejected() {
+    let text = identity_text().replacen("  pattern: { disposition: preserved }", "  pattern: { disposition: approximated, to: description }", 1);
+    let errors = lint(&text, "identity");
+    assert!(errors.iter().any(|e| e.message.contains("`pattern`") && e.message.contains("direction")), "{errors:?}");
+    let text = identity_text().replacen("  pattern: { disposition: preserved }", "  pattern: { disposition: approximated, direction: both, to: x }", 1);
+    let errors = lint(&text, "identity");
+    assert!(!errors.is_empty(), "a row cannot claim both directions");
+}
+
+#[test]
+fn an_unknown_form_and_a_wrong_translator_name_are_rejected() {
+    let text = identity_text().replacen(
+        "  items: { disposition: preserved }",
+        "  items:\n    forms:\n      tuple: { disposition: preserved }",
+        1,
+    );
+    let errors = lint(&text, "other-name");
+    assert!(errors.iter().any(|e| e.message.contains("unknown form `tuple`")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.message.contains("does not match the file name")), "{errors:?}");
+}
+
+#[test]
+fn malformed_yaml_is_an_error_with_a_line_not_a_panic() {
+    let errors = lint("translator: identity\nkeywords:\n  type: [unclosed\n", "identity");
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].line.is_some(), "{:?}", errors[0]);
+}
+
+#[test]
+fn rows_resolve_by_root_then_form_then_base() {
+    let p = project();
+    let path = p.dispositions_dir().join("anthropic.yaml");
+    let t = table::load(&path, p.relative(&path), &p.dispositions_dir()).expect("anthropic lints");
+    let any_of = serde_json::json!([{"type": "string"}]);
+    assert_eq!(t.row("anyOf", &any_of, true).map(|r| r.id.refinement.clone()), Ok(Some("at_root".to_owned())));
+    assert_eq!(t.row("anyOf", &any_of, false).map(|r| r.id.refinement.clone()), Ok(None));
+    let uri = serde_json::json!("https://example.com/s.json");
+    assert_eq!(t.row("$ref", &uri, false).map(|r| r.id.refinement.clone()), Ok(Some("uri".to_owned())));
+    assert!(t.row("x-vendor", &serde_json::json!(1), false).is_ok(), "the `*` extension glob");
+}
