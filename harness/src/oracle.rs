@@ -146,7 +146,8 @@ impl Context<'_> {
         let mut seen = BTreeSet::new();
         for (occ, row) in &self.rows {
             if seen.insert(row.id.to_string()) {
-                let _ = writeln!(s, "  row {}: {} (at `{}`)", row.id, row.disposition.label(), occ.pointer);
+                let at = if occ.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", occ.pointer) };
+                let _ = writeln!(s, "  row {}: {} (at {at})", row.id, row.disposition.label());
             }
         }
         let _ = writeln!(s, "source schema: {}", self.case.schema);
