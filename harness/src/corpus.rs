@@ -152,7 +152,7 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
         let raw: Value = serde_json::from_str(&text).map_err(|e| fail(Some(e.line() as u64), format!("not valid JSON: {e}")))?;
         from_json_value(raw).map_err(|e| fail(None, format!("not a corpus file: {e}")))?
     } else {
-        serde_saphyr::from_str(&text).map_err(|e| {
+        crate::yaml::from_str(&text).map_err(|e| {
             let line = e.location().map(|l| l.line());
             fail(line, format!("not a corpus file: {}", e.to_string().lines().next().unwrap_or_default()))
         })?

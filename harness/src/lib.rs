@@ -26,3 +26,4 @@ pub mod project;
 pub mod retrieve;
 pub mod table;
 pub mod trials;
+pub mod yaml;

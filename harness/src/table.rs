@@ -346,7 +346,7 @@ pub fn load_lenient(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> (O
 pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>, Vec<TableError>) {
     let mut errors = Vec::new();
     let err = |line: Option<u64>, message: String| TableError { file: path.to_owned(), line, message };
-    let file: TableFile = match serde_saphyr::from_str(text) {
+    let file: TableFile = match crate::yaml::from_str(text) {
         Ok(f) => f,
         Err(e) => {
             let line = e.location().map(|l| l.line());

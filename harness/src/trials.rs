@@ -222,9 +222,12 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
     trials
 }
 
-/// The project this crate was built in (for the test target).
+/// The project the tests run in: `$CARGO_MANIFEST_DIR/..` as cargo sets it when it runs a test,
+/// else the directory this crate was compiled in. Reading it at run time matters when one target
+/// directory serves several checkouts: a binary compiled in one must still test the one it runs in.
 #[must_use]
 pub fn workspace_root() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    let root = manifest.join("..");
     root.canonicalize().unwrap_or(root)
 }
