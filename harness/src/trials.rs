@@ -129,6 +129,8 @@ pub fn load(project: Project, selection: &Selection) -> Loaded {
 #[derive(Debug, Default)]
 pub struct Tally {
     pub passed: usize,
+    /// Of the passed, how many were correct refusals (not compared instance by instance).
+    pub refused: usize,
     pub failed: Vec<(String, String)>,
     pub expected: Vec<(String, String)>,
     pub skipped: usize,
@@ -142,7 +144,10 @@ pub fn tally(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], en
     let mut t = Tally::default();
     for case in cases {
         match oracle::check(table, translator, case, env) {
-            Verdict::Pass(_) => t.passed += 1,
+            Verdict::Pass(summary) => {
+                t.passed += 1;
+                t.refused += usize::from(summary.refused);
+            }
             Verdict::Skip(_) => t.skipped += 1,
             Verdict::Fail(f) => t.failed.push((case.id.clone(), f.message)),
             Verdict::ExpectedFailure { message, known, .. } => {
