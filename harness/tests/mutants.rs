@@ -143,6 +143,37 @@ fn prefix_items_dropped_beside_items_is_caught_as_contradiction() {
     );
 }
 
+/// opencode#1667: `type: object` forced onto a root that is only a combinator.
+struct ForcedObjectRoot;
+
+impl Translator for ForcedObjectRoot {
+    fn name(&self) -> &str {
+        "forced-object-root"
+    }
+    fn translate(&self, source: &Value) -> Outcome {
+        let mut out = source.clone();
+        if let Some(root) = out.as_object_mut() {
+            root.insert("type".to_owned(), Value::from("object"));
+        }
+        Outcome::json_schema(out)
+    }
+}
+
+#[test]
+fn object_forced_onto_combinator_roots_is_caught_as_narrowing() {
+    let (table, cases, env) = fixture();
+    for name in ["::all-of-string-root", "::not-root-untyped"] {
+        let case = cases.iter().find(|c| c.id.ends_with(name)).expect("regression case exists");
+        let verdict = oracle::check(&table, &ForcedObjectRoot, case, &env);
+        let Some(failure) = verdict.failure() else { panic!("{name}: not caught: {verdict:?}") };
+        assert_eq!(
+            failure.kind,
+            FailureKind::Deviation { found: [Direction::Narrowing].into(), inverted: false, contradicted: false },
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn identity_itself_passes_every_case() {
     let (table, cases, env) = fixture();
