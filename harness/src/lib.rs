@@ -15,6 +15,8 @@
 //! - [`retrieve`]: the offline `$ref` retriever.
 //! - [`trials`]: tables × corpus as libtest-mimic trials.
 //! - [`project`]: where things are on disk.
+//! - [`report`]: the committed reports (matrix, per-translator pages, `report.json`) and the CLI's
+//!   `check`, `explain` and `new`.
 //!
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
@@ -23,6 +25,7 @@ pub mod corpus;
 pub mod dialect;
 pub mod oracle;
 pub mod project;
+pub mod report;
 pub mod retrieve;
 pub mod table;
 pub mod trials;

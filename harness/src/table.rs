@@ -70,6 +70,9 @@ enum DispositionName {
     Preserved,
     Approximated,
     Refused,
+    /// The placeholder `schema-fidelity new` writes: a row still to be filled in.
+    #[serde(rename = "TODO")]
+    Todo,
 }
 
 /// What a translator owes one keyword.
@@ -492,6 +495,10 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     let disposition = match r.disposition {
         None => {
             fail("missing `disposition:` (preserved, approximated or refused)".to_owned());
+            return None;
+        }
+        Some(DispositionName::Todo) => {
+            fail("`disposition: TODO` is not filled in yet: say what the translator does (preserved, approximated or refused)".to_owned());
             return None;
         }
         Some(DispositionName::Preserved) => {
