@@ -1,9 +1,13 @@
 //! The reference translators that ship with schema-fidelity, one file each.
 
 mod anthropic;
+mod gemini;
+mod gemini_proto;
 mod identity;
 
 pub use anthropic::Anthropic;
+pub use gemini::Gemini;
+pub use gemini_proto::GeminiProto;
 pub use identity::Identity;
 
 use crate::model::Translator;
@@ -11,7 +15,7 @@ use crate::model::Translator;
 /// Every built-in translator, in the order reports list them.
 #[must_use]
 pub fn all() -> Vec<Box<dyn Translator>> {
-    vec![Box::new(Identity), Box::new(Anthropic)]
+    vec![Box::new(Identity), Box::new(Anthropic), Box::new(Gemini), Box::new(GeminiProto)]
 }
 
 /// The built-in translator called `name`.
