@@ -46,8 +46,12 @@ impl Scratch {
     fn new(name: &str) -> Self {
         let dir = std::env::temp_dir().join(format!("schema-fidelity-cli-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        for sub in ["dispositions", "corpus"] {
-            copy_dir(&repo().join(sub), &dir.join(sub));
+        copy_dir(&repo().join("corpus"), &dir.join("corpus"));
+        // Only the two reference tables: the expectations below must not move when a provider
+        // table is added to the repository.
+        std::fs::create_dir_all(dir.join("dispositions")).expect("create scratch dir");
+        for table in ["identity.yaml", "anthropic.yaml"] {
+            std::fs::copy(repo().join("dispositions").join(table), dir.join("dispositions").join(table)).expect("copy table");
         }
         Self(dir)
     }
