@@ -74,6 +74,8 @@ pub enum FailureKind {
     MissingRows(Vec<String>),
     /// The translator panicked.
     Panicked,
+    /// The translator gave no answer: an external adapter crashed, hung or broke the protocol.
+    Fault(String),
     /// The translator refused although no refused row applies.
     UnexpectedRefusal(Refusal),
     /// A refused row applies but the translator projected.
@@ -259,6 +261,9 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
             );
         }
         Outcome::Projected(p) => p,
+        Outcome::Faulted(fault) => {
+            return ctx.fail(FailureKind::Fault(fault.message.clone()), &format!("translator `{}` faulted: {fault}", translator.name()));
+        }
     };
     if must_refuse {
         let mut what = String::from("a refused row applies but the translator projected:");
