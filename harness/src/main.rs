@@ -111,7 +111,7 @@ fn run(args: &[String]) -> Result<bool, String> {
         return Err(format!("run: unexpected argument `{other}`"));
     }
     let loaded = Arc::new(trials::load(project()?, &Selection::All));
-    let resolver = trials::builtin_resolver();
+    let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
     for name in &wanted {
         if !names.contains(&name.as_str()) {
@@ -139,6 +139,11 @@ fn run(args: &[String]) -> Result<bool, String> {
             progress.tick();
             continue;
         };
+        if let Some(reason) = translator.unavailable() {
+            lines.push(format!("{name:<20} skipped: {reason}"));
+            progress.tick();
+            continue;
+        }
         let t = trials::tally(table, translator.as_ref(), &loaded.cases, &loaded.env);
         progress.tick();
         lines.push(format!("{:<20} {:>8} {:>8} {:>8} {:>8}  {}", name, t.passed, t.failed.len(), t.expected.len(), t.skipped, table.file.display()));
