@@ -46,6 +46,16 @@ The project is found from the current directory upwards (a folder holding dispos
 The JSON-Schema-Test-Suite is read from ../shared/jsts or $SCHEMA_FIDELITY_JSTS.
 Progress is shown on stderr when it is a terminal.";
 
+/// The translators whose runtime or package is missing here, as one sentence, if any.
+fn unavailable_translators(loaded: &trials::Loaded, resolver: &trials::Resolver) -> Option<String> {
+    let missing: Vec<String> = loaded
+        .tables
+        .iter()
+        .filter_map(|(name, _, _)| resolver(name).and_then(|t| t.unavailable()).map(|why| format!("{name} ({why})")))
+        .collect();
+    (!missing.is_empty()).then(|| format!("unavailable translators: {}", missing.join("; ")))
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
@@ -173,7 +183,11 @@ fn report_command(args: &[String]) -> Result<bool, String> {
         [other, ..] => return Err(format!("report: unexpected argument `{other}` (report [--check])")),
     };
     let loaded = trials::load(project()?, &Selection::All);
-    let generated = report::generate(&loaded, &trials::builtin_resolver(), true)?;
+    let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
+    if let Some(reason) = unavailable_translators(&loaded, &resolver) {
+        eprintln!("note: {reason}: their pages will say so; install them (see .ci/run) before committing reports");
+    }
+    let generated = report::generate(&loaded, &resolver, true)?;
     let project = &loaded.project;
     if let Err(reason) = &project.suite {
         eprintln!("note: {reason}\nnote: without the suite, the case counts and witnesses cover the own corpus only");
@@ -222,7 +236,7 @@ fn explain_command(args: &[String]) -> Result<bool, String> {
         return Ok(true);
     };
     let rows = explain::find_rows(table, key, query.refinement.as_deref())?;
-    let translator = trials::builtin_resolver()(&query.translator);
+    let translator = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env())(&query.translator);
     let text = explain::explain(table, &rows, translator.as_deref(), &loaded.cases, &loaded.env, true);
     print!("{text}");
     Ok(true)

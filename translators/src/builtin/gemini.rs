@@ -767,6 +767,7 @@ mod tests {
         match Gemini.translate(&source) {
             Outcome::Projected(p) => p.schema,
             Outcome::Refused(r) => panic!("refused: {r}"),
+            Outcome::Faulted(f) => panic!("faulted: {f:?}"),
         }
     }
 

@@ -801,6 +801,7 @@ mod tests {
         match GeminiProto.translate(&source) {
             Outcome::Projected(p) => p.schema,
             Outcome::Refused(r) => panic!("refused: {r}"),
+            Outcome::Faulted(f) => panic!("faulted: {f:?}"),
         }
     }
 
