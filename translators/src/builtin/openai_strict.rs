@@ -454,14 +454,16 @@ impl<'a> State<'a> {
             }
             if scalars.intersects(Types::STRING) {
                 copy(map, &mut node, &["pattern"]);
-                if let Some(format) = map.get("format") {
-                    if format.as_str().is_some_and(|f| SUPPORTED_FORMATS.contains(&f)) {
-                        node.insert("format".to_owned(), format.clone());
-                    } else {
-                        spills.push(("format".to_owned(), format.clone()));
-                    }
-                }
                 spill(map, &mut spills, &["minLength", "maxLength"]);
+            }
+            // A format strict mode lists is kept on strings; any other is told (on a number,
+            // `int32` asserts nothing, but it still tells the model something).
+            if let Some(format) = map.get("format") {
+                if scalars.intersects(Types::STRING) && format.as_str().is_some_and(|f| SUPPORTED_FORMATS.contains(&f)) {
+                    node.insert("format".to_owned(), format.clone());
+                } else {
+                    spills.push(("format".to_owned(), format.clone()));
+                }
             }
             if scalars.intersects(Types::NUMBER) {
                 copy(map, &mut node, &["multipleOf", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"]);

@@ -192,7 +192,7 @@ fn spills_and_defaults_go_to_the_description() {
     }}, "required": ["s"]}));
     assert_eq!(
         p.schema["properties"]["s"],
-        json!({"description": "d (default: \"x\")\n\n{examples: [\"h\"], format: \"uri\", minLength: 2}", "type": "string", "pattern": "^h"})
+        json!({"description": "d (default: \"x\")\n\n{examples: [\"h\"], minLength: 2, format: \"uri\"}", "type": "string", "pattern": "^h"})
     );
 }
 
