@@ -4,18 +4,30 @@ mod anthropic;
 mod gemini;
 mod gemini_proto;
 mod identity;
+mod openai_common;
+mod openai_responses;
+mod openai_strict;
 
 pub use anthropic::Anthropic;
 pub use gemini::Gemini;
 pub use gemini_proto::GeminiProto;
 pub use identity::Identity;
+pub use openai_responses::OpenAiResponses;
+pub use openai_strict::OpenAiStrict;
 
 use crate::model::Translator;
 
 /// Every built-in translator, in the order reports list them.
 #[must_use]
 pub fn all() -> Vec<Box<dyn Translator>> {
-    vec![Box::new(Identity), Box::new(Anthropic), Box::new(Gemini), Box::new(GeminiProto)]
+    vec![
+        Box::new(Identity),
+        Box::new(Anthropic),
+        Box::new(OpenAiStrict),
+        Box::new(OpenAiResponses),
+        Box::new(Gemini),
+        Box::new(GeminiProto),
+    ]
 }
 
 /// The built-in translator called `name`.
