@@ -27,6 +27,7 @@ pub mod dialect;
 pub mod external;
 pub mod oracle;
 pub mod project;
+pub mod recursion;
 pub mod report;
 pub mod retrieve;
 pub mod table;

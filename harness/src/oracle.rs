@@ -84,6 +84,8 @@ pub enum FailureKind {
     RefusalCitesWrongRow(Refusal),
     /// The projection breaks its dialect's grammar.
     Grammar,
+    /// The projection holds a reference cycle the provider does not accept (`recursion:`).
+    Recursion(String),
     /// The projection is not a valid draft 2020-12 schema.
     InvalidProjection,
     /// The projection is in another dialect than the table declares.
@@ -315,6 +317,12 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
             Err(e) => return ctx.fail(FailureKind::Grammar, &format!("cannot lift the projection from `{}`: {e}", other.name())),
         },
     };
+    if let Some(cycle) = crate::recursion::forbidden_cycle(&lifted, table.recursion) {
+        return ctx.fail(
+            FailureKind::Recursion(cycle.to_string()),
+            &format!("the projection keeps a reference cycle the provider does not accept (`recursion: {}`): {cycle}\nprojection: {lifted}", table.recursion),
+        );
+    }
     let compiled = match compile(&lifted, env, case.assert_formats) {
         Ok(v) => v,
         Err(e) => return ctx.unusable(FailureKind::InvalidProjection, &format!("the projection {e}\nprojection: {lifted}"), |_| true),

@@ -161,6 +161,8 @@ pub struct Table {
     /// A meta-schema the projection must satisfy (a provider allowlist as data).
     pub grammar: Option<(PathBuf, Value)>,
     pub requires_object_root: bool,
+    /// Which reference cycles the provider accepts in a projection.
+    pub recursion: crate::recursion::Recursion,
     /// Documented provider limits (nesting depth, property count, enum size, ...) the translator
     /// enforces with refusals citing `limit:<name>`.
     pub limits: BTreeMap<String, Limit>,
@@ -260,6 +262,8 @@ struct TableFile {
     grammar: Option<String>,
     #[serde(default)]
     requires_object_root: bool,
+    #[serde(default)]
+    recursion: crate::recursion::Recursion,
     #[serde(default)]
     limits: BTreeMap<String, Limit>,
     #[serde(default)]
@@ -440,6 +444,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         dialect,
         grammar,
         requires_object_root: file.requires_object_root,
+        recursion: file.recursion,
         limits: file.limits,
         run: file.run,
         install: file.install,

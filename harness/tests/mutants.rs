@@ -174,6 +174,82 @@ fn object_forced_onto_combinator_roots_is_caught_as_narrowing() {
     }
 }
 
+/// opencode#1585: mutually recursive `$defs` sent uncut to a provider that unrolls cycles only
+/// through non-required properties. The mutant passes the references through (as the pre-fix
+/// normalize did for cycles spanning two definitions); the table is identity's with Gemini's
+/// `recursion: optional-only`.
+#[test]
+fn mutually_recursive_defs_left_uncut_are_caught() {
+    let (_, cases, env) = fixture();
+    let p = Project::at(trials::workspace_root());
+    let text = std::fs::read_to_string(p.dispositions_dir().join("identity.yaml")).expect("identity table");
+    let text = text.replacen("keywords:\n", "recursion: optional-only\nkeywords:\n", 1);
+    let (table, errors) = table::parse(&text, std::path::Path::new("dispositions/identity.yaml"), &p.dispositions_dir());
+    assert!(errors.is_empty(), "{errors:?}");
+    let table = table.expect("parses");
+    let identity = schema_fidelity_translators::builtin::Identity;
+    let case = |name: &str| cases.iter().find(|c| c.id.ends_with(name)).expect("regression case exists").clone();
+    let verdict = oracle::check(&table, &identity, &case("::expression-statement-cycle"), &env);
+    let Some(failure) = verdict.failure() else { panic!("not caught: {verdict:?}") };
+    let FailureKind::Recursion(cycle) = &failure.kind else { panic!("caught for another reason: {}", failure.message) };
+    assert!(cycle.contains("#/$defs/block") && cycle.contains("#/$defs/statement"), "the cycle names both definitions: {cycle}");
+    // A cycle that passes an optional property (company.office, address.contact) is one Gemini
+    // unrolls: not a violation, and the oracle must not call it one.
+    let verdict = oracle::check(&table, &identity, &case("::three-definition-cycle"), &env);
+    assert!(matches!(verdict, Verdict::Pass(_)), "{verdict:?}");
+}
+
+/// opencode#1548: an ARRAY sent to the proto form without `items` (the API answers
+/// `parameters.properties[paths].items: missing field`). The mutant is gemini-proto with `items`
+/// stripped from every array it emits; the proto grammar must reject it.
+struct ProtoWithoutItems;
+
+impl Translator for ProtoWithoutItems {
+    fn name(&self) -> &str {
+        "gemini-proto-without-items"
+    }
+    fn translate(&self, source: &Value) -> Outcome {
+        fn strip(v: &mut Value) {
+            match v {
+                Value::Object(map) => {
+                    if map.get("type") == Some(&Value::from("ARRAY")) {
+                        map.remove("items");
+                    }
+                    map.values_mut().for_each(strip);
+                }
+                Value::Array(items) => items.iter_mut().for_each(strip),
+                _ => {}
+            }
+        }
+        match schema_fidelity_translators::builtin::GeminiProto.translate(source) {
+            Outcome::Projected(mut p) => {
+                strip(&mut p.schema);
+                Outcome::Projected(p)
+            }
+            other => other,
+        }
+    }
+}
+
+#[test]
+fn an_array_without_items_in_the_proto_form_is_caught_by_its_grammar() {
+    let (_, cases, env) = fixture();
+    let p = Project::at(trials::workspace_root());
+    let path = p.dispositions_dir().join("gemini-proto.yaml");
+    let table = table::load(&path, p.relative(&path), &p.dispositions_dir()).expect("gemini-proto lints clean");
+    for name in ["::bare-array-property", "::bare-array-with-count-bounds"] {
+        let case = cases.iter().find(|c| c.id.ends_with(name)).expect("regression case exists");
+        assert!(
+            matches!(oracle::check(&table, &schema_fidelity_translators::builtin::GeminiProto, case, &env), Verdict::Pass(_)),
+            "{name}: gemini-proto itself keeps the contract"
+        );
+        let verdict = oracle::check(&table, &ProtoWithoutItems, case, &env);
+        let Some(failure) = verdict.failure() else { panic!("{name}: not caught: {verdict:?}") };
+        assert_eq!(failure.kind, FailureKind::Grammar, "{name}: {}", failure.message);
+        assert!(failure.message.contains("items"), "{name}: the grammar names the missing field: {}", failure.message);
+    }
+}
+
 #[test]
 fn identity_itself_passes_every_case() {
     let (table, cases, env) = fixture();
