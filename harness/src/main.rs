@@ -271,7 +271,7 @@ fn check_command(args: &[String]) -> Result<bool, String> {
             return Err(unknown_translator(name, &names));
         }
     }
-    let resolver = trials::builtin_resolver();
+    let resolver = trials::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &schema_fidelity::external::Config::from_env());
     let mut selected = Vec::new();
     for (name, table, errors) in &tables {
         if !wanted.is_empty() && !wanted.contains(name) {

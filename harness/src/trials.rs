@@ -35,11 +35,15 @@ pub fn builtin_resolver() -> Resolver {
 /// take precedence: a table that says how to run its translator means that one).
 #[must_use]
 pub fn resolver(loaded: &Loaded, config: &external::Config) -> Resolver {
-    let declared = loaded.tables.iter().filter_map(|(name, table, _)| {
-        let table = table.as_ref()?;
-        Some((name.as_str(), table.run.as_deref()?, table.install.as_deref()))
-    });
-    let external = external::from_tables(&loaded.project.root, declared, config);
+    let tables = loaded.tables.iter().filter_map(|(_, table, _)| table.as_deref());
+    resolver_for(&loaded.project.root, tables, config)
+}
+
+/// [`resolver`] for any set of tables of the project at `root`.
+#[must_use]
+pub fn resolver_for<'a>(root: &std::path::Path, tables: impl Iterator<Item = &'a Table>, config: &external::Config) -> Resolver {
+    let declared = tables.filter_map(|table| Some((table.translator.as_str(), table.run.as_deref()?, table.install.as_deref())));
+    let external = external::from_tables(root, declared, config);
     let builtin = builtin_resolver();
     Arc::new(move |name| match external.get(name) {
         Some(t) => Some(t.clone() as Arc<dyn Translator>),
