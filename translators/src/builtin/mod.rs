@@ -1,17 +1,25 @@
 //! The reference translators that ship with schema-fidelity, one file each.
 
 mod anthropic;
+mod cca_claude;
 mod identity;
+mod mcp;
+mod moonshot;
+mod object_root;
 
 pub use anthropic::Anthropic;
+pub use cca_claude::CcaClaude;
 pub use identity::Identity;
+pub use mcp::Mcp;
+pub use moonshot::Moonshot;
+pub use object_root::ObjectRoot;
 
 use crate::model::Translator;
 
 /// Every built-in translator, in the order reports list them.
 #[must_use]
 pub fn all() -> Vec<Box<dyn Translator>> {
-    vec![Box::new(Identity), Box::new(Anthropic)]
+    vec![Box::new(Identity), Box::new(Anthropic), Box::new(CcaClaude), Box::new(Moonshot), Box::new(Mcp), Box::new(ObjectRoot)]
 }
 
 /// The built-in translator called `name`.
