@@ -425,7 +425,25 @@ fn row_ids(ctx: &Context<'_>) -> Vec<String> {
 }
 
 fn grammar_errors(grammar: &Value, projection: &Value) -> Result<(), String> {
-    let validator = jsonschema::draft202012::options().build(grammar).map_err(|e| format!("the grammar itself does not compile: {e}"))?;
+    // A grammar is compiled once per run, not once per case: a provider's allowlist with dozens of
+    // conditionals costs milliseconds to build, times every case of the corpus and the suite.
+    static COMPILED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<jsonschema::Validator>>>> =
+        std::sync::OnceLock::new();
+    let key = grammar.to_string();
+    let cache = COMPILED.get_or_init(Default::default);
+    let cached = cache.lock().ok().and_then(|c| c.get(&key).cloned());
+    let validator = match cached {
+        Some(v) => v,
+        None => {
+            let built = std::sync::Arc::new(
+                jsonschema::draft202012::options().build(grammar).map_err(|e| format!("the grammar itself does not compile: {e}"))?,
+            );
+            if let Ok(mut c) = cache.lock() {
+                c.insert(key, built.clone());
+            }
+            built
+        }
+    };
     let errors: Vec<String> = validator.iter_errors(projection).map(|e| format!("  at `{}`: {e}", e.instance_path())).collect();
     if errors.is_empty() { Ok(()) } else { Err(errors.join("\n")) }
 }

@@ -6,6 +6,7 @@ mod identity;
 mod mcp;
 mod moonshot;
 mod object_root;
+mod schema_algebra;
 
 pub use anthropic::Anthropic;
 pub use cca_claude::CcaClaude;
