@@ -65,10 +65,10 @@ fn object_only(node: &Value, document: &Value, hops: usize) -> bool {
         }
     }
     // A local JSON-pointer reference, only while no embedded resource can have moved the base.
-    if hops == 0 || !map.contains_key("$id") {
-        if let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| local_target(document, r)) {
-            return object_only(target, document, hops + 1);
-        }
+    if (hops == 0 || !map.contains_key("$id"))
+        && let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| local_target(document, r))
+    {
+        return object_only(target, document, hops + 1);
     }
     false
 }

@@ -269,15 +269,11 @@ pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<Strin
                     out.insert(key.to_owned(), Value::from(l));
                 }
             }
-            k if LOWER_BOUNDS.contains(&k) => {
-                if number(theirs) > number(&ours) {
-                    out.insert(key.to_owned(), theirs.clone());
-                }
+            k if LOWER_BOUNDS.contains(&k) && number(theirs) > number(&ours) => {
+                out.insert(key.to_owned(), theirs.clone());
             }
-            k if UPPER_BOUNDS.contains(&k) => {
-                if number(theirs) < number(&ours) {
-                    out.insert(key.to_owned(), theirs.clone());
-                }
+            k if UPPER_BOUNDS.contains(&k) && number(theirs) < number(&ours) => {
+                out.insert(key.to_owned(), theirs.clone());
             }
             // Annotations and unknown keywords: the first stays (exact: they do not validate).
             // Any other assertion that differs (`pattern`, `format`, `not`, `$ref`, ...): the
