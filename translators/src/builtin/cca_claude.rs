@@ -284,15 +284,31 @@ impl Normalizer {
         let all_of = map.remove("allOf");
         let any_of = map.remove("anyOf");
         let one_of = map.remove("oneOf");
+        let mut allowed = Types::of_keyword(map.get("type")).filter(|_| map.get("type").is_some_and(Value::is_array));
         for branch in all_of.as_ref().and_then(Value::as_array).into_iter().flatten() {
             map = conjoin(&map, branch);
         }
         for union in [any_of, one_of].iter().flatten() {
             if let Some(branches) = union.as_array() {
+                let types = branches
+                    .iter()
+                    .map(|b| match b {
+                        Value::Object(m) => algebra::admitted_types(m),
+                        Value::Bool(true) => Types::all(),
+                        _ => Types::empty(),
+                    })
+                    .reduce(|a, b| a.union(&b));
+                allowed = match (allowed, types) {
+                    (Some(a), Some(b)) => Some(a.intersect(&b)),
+                    (a, b) => a.or(b),
+                };
                 map = conjoin(&map, &algebra::join(branches));
             }
         }
         settle_type(&mut map);
+        if let Some(types) = allowed {
+            name_dropped_types(&mut map, &types);
+        }
         Value::Object(map)
     }
 
@@ -407,6 +423,27 @@ fn settle_type(map: &mut Map<String, Value>) {
     }
 }
 
+/// When a union or type list had to lose `type`, say in the description which types it allowed:
+/// the schema no longer tells the model, and a description changes no verdict.
+fn name_dropped_types(map: &mut Map<String, Value>, types: &Types) {
+    if map.contains_key("type") || types.is_all() || types.is_empty() || map.get("description").is_some_and(|d| !d.is_string()) {
+        return;
+    }
+    let names: Vec<&str> = types.names().to_vec();
+    let listed = match names.as_slice() {
+        [one] => (*one).to_owned(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        [] => return,
+    };
+    let note = format!("(type: {listed})");
+    let text = match map.get("description").and_then(Value::as_str) {
+        Some(d) if d.contains(&note) => return,
+        Some(d) => format!("{d} {note}"),
+        None => note,
+    };
+    map.insert("description".to_owned(), Value::from(text));
+}
+
 fn mark_unsatisfiable(map: &mut Map<String, Value>) {
     map.insert("not".to_owned(), Value::Object(Map::new()));
 }
@@ -439,7 +476,7 @@ mod tests {
     #[test]
     fn optional_nullable_property_is_widened_not_collapsed_to_its_first_member() {
         let p = project(json!({"type": "object", "properties": {"cc": {"type": ["string", "null"], "description": "copy"}}}));
-        assert_eq!(p.schema, json!({"type": "object", "properties": {"cc": {"description": "copy"}}}));
+        assert_eq!(p.schema, json!({"type": "object", "properties": {"cc": {"description": "copy (type: string or null)"}}}));
         assert_eq!(p.codec, Codec::Identity);
     }
 

@@ -70,6 +70,8 @@ const MAX_DEPTH: usize = 5;
 const MAX_PROPERTIES: usize = 100;
 const MAX_ENUM_VALUES: usize = 500;
 const MAX_ANY_OF_ITEMS: usize = 10;
+/// Past this many alternatives for one node, it is wrapped whole rather than distributed.
+const MAX_ALTERNATIVES: usize = 60;
 /// Property names walle reserves for keywords.
 const RESERVED_PROPERTY_NAMES: [&str; 5] = ["$defs", "$ref", "anyOf", "required", "additionalProperties"];
 /// The six JSON types a typed "anything" lists (`integer` is within `number`).
@@ -154,7 +156,7 @@ impl<'a> Hoister<'a> {
         let root = hoister.rewritten("")?;
         let mut defs = BTreeMap::new();
         while let Some(target) = hoister.pending.pop() {
-            let name = hoister.names[&target].clone();
+            let Some(name) = hoister.names.get(&target).cloned() else { continue };
             defs.insert(name, hoister.rewritten(&target)?);
         }
         Ok(Hoisted { root, defs })
@@ -386,7 +388,12 @@ impl Normalizer {
             }
             alts = out;
         }
-        alts.into_iter().flat_map(|a| finish(a, !branch)).collect()
+        let alts: Vec<Alt> = alts.into_iter().flat_map(|a| finish(a, !branch)).collect();
+        if alts.len() > MAX_ALTERNATIVES {
+            // Distributing nested unions multiplies branches; past a point the node is sent whole.
+            return opaque(rest);
+        }
+        alts
     }
 
     /// Normalize what walle walks below this node: property values, `items`, `additionalProperties`.
