@@ -447,3 +447,70 @@ fn grammar_errors(grammar: &Value, projection: &Value) -> Result<(), String> {
     let errors: Vec<String> = validator.iter_errors(projection).map(|e| format!("  at `{}`: {e}", e.instance_path())).collect();
     if errors.is_empty() { Ok(()) } else { Err(errors.join("\n")) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Instance;
+    use schema_fidelity_translators::builtin::ObjectRoot;
+    use serde_json::json;
+
+    /// A translator that answers with a fixed outcome, whatever the schema.
+    struct Fixed(Outcome);
+
+    impl Translator for Fixed {
+        fn name(&self) -> &str {
+            "object-root"
+        }
+        fn translate(&self, _: &Value) -> Outcome {
+            self.0.clone()
+        }
+    }
+
+    fn table() -> Table {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let path = root.join("dispositions/object-root.yaml");
+        crate::table::load(&path, &path, &root.join("dispositions")).expect("the object-root table loads")
+    }
+
+    fn case(schema: Value, instances: &[(Value, bool)]) -> Case {
+        Case {
+            id: "inline::case".to_owned(),
+            file: PathBuf::from("inline"),
+            line: None,
+            description: String::new(),
+            issues: Vec::new(),
+            schema,
+            instances: instances.iter().map(|(data, valid)| Instance { description: String::new(), data: data.clone(), valid: *valid }).collect(),
+            origin: Origin::Own,
+            assert_formats: true,
+        }
+    }
+
+    #[test]
+    fn a_root_that_only_accepts_objects_may_be_forced() {
+        let c = case(json!({"allOf": [{"type": "object", "required": ["a"]}]}), &[(json!({"a": 1}), true), (json!("a"), false)]);
+        assert!(matches!(check(&table(), &ObjectRoot, &c, &Env::default()), Verdict::Pass(Summary { refused: false, .. })));
+        // Refusing it, citing the missing `type`, is also within the rule.
+        let refuse = Fixed(Outcome::Refused(Refusal::new("type", "", "no literal object type")));
+        assert!(matches!(check(&table(), &refuse, &c, &Env::default()), Verdict::Pass(Summary { refused: true, .. })));
+    }
+
+    #[test]
+    fn a_root_that_accepts_more_must_be_refused_citing_the_root() {
+        let c = case(json!({"not": {"type": "string"}}), &[(json!({}), true), (json!(1), true), (json!("a"), false)]);
+        let forced = Fixed(Outcome::json_schema(json!({"type": "object", "not": {"type": "string"}})));
+        let verdict = check(&table(), &forced, &c, &Env::default());
+        assert_eq!(verdict.failure().map(|f| f.kind.clone()), Some(FailureKind::MissingRefusal));
+        assert!(matches!(check(&table(), &ObjectRoot, &c, &Env::default()), Verdict::Pass(Summary { refused: true, .. })));
+        let elsewhere = Fixed(Outcome::Refused(Refusal::new("type", "/not", "wrong place")));
+        assert!(matches!(check(&table(), &elsewhere, &c, &Env::default()).failure().map(|f| &f.kind), Some(FailureKind::RefusalCitesWrongRow(_))));
+    }
+
+    #[test]
+    fn a_literal_object_root_may_not_be_refused_for_its_root() {
+        let c = case(json!({"type": "object"}), &[(json!({}), true)]);
+        let refuse = Fixed(Outcome::Refused(Refusal::new("type", "", "no")));
+        assert!(matches!(check(&table(), &refuse, &c, &Env::default()).failure().map(|f| &f.kind), Some(FailureKind::UnexpectedRefusal(_))));
+    }
+}
