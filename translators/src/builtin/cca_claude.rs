@@ -117,7 +117,11 @@ pub(super) fn normalize(source: &Value) -> Result<(Value, Vec<NullSite>), Fallba
     if let Some(fallback) = scan.fallback() {
         return Err(fallback);
     }
-    let mut normalizer = Normalizer::default();
+    // A codec site is read where the codec walks (properties, items, additionalProperties, `$ref`s
+    // met on the way). A reference to a plain-path object from anywhere else (a `not`, a
+    // `patternProperties` value) would validate it without the codec: sites are made only when
+    // every reference points into `$defs`, where no site is.
+    let mut normalizer = Normalizer { sites: Vec::new(), sites_allowed: references_stay_in_defs(source) };
     let plain = is_plain_node(source);
     let schema = normalizer.node(source, "", plain, 0);
     if let Some((pointer, keyword)) = residue(&schema) {
@@ -260,6 +264,16 @@ fn is_plain_node(node: &Value) -> bool {
 #[derive(Debug, Default)]
 struct Normalizer {
     sites: Vec<NullSite>,
+    sites_allowed: bool,
+}
+
+/// Whether every reference in the schema names something inside a `$defs` (or `definitions`).
+fn references_stay_in_defs(source: &Value) -> bool {
+    walk::occurrences(source).is_ok_and(|occurrences| {
+        occurrences.iter().filter(|o| matches!(o.keyword, "$ref" | "$dynamicRef")).all(|o| {
+            o.value.as_str().is_some_and(|r| r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
+        })
+    })
 }
 
 impl Normalizer {
@@ -272,7 +286,7 @@ impl Normalizer {
             return schema.clone();
         }
         let mut map = source.clone();
-        if plain {
+        if plain && self.sites_allowed {
             self.make_nullable_properties_optional(&mut map, pointer);
         }
         let rebuilt = walk::map_children(&Value::Object(map), |child| {
@@ -485,6 +499,17 @@ mod tests {
         // D2: the collapse must not overwrite the parent's own `type`.
         let p = project(json!({"type": "object", "properties": {"p": {"type": "array", "items": {"type": "string"}, "anyOf": [{"type": "string"}, {"type": "array"}]}}}));
         assert_eq!(p.schema["properties"]["p"], json!({"type": "array", "items": {"type": "string"}}));
+    }
+
+    #[test]
+    fn no_codec_site_where_a_reference_could_reach_the_object_without_the_codec() {
+        let p = project(json!({
+            "type": "object",
+            "properties": {"a": {"type": "object", "properties": {"x": {"type": ["string", "null"]}}, "required": ["x"]}},
+            "patternProperties": {"^b": {"$ref": "#/properties/a"}}
+        }));
+        assert_eq!(p.codec, Codec::Identity);
+        assert_eq!(p.schema["properties"]["a"]["required"], json!(["x"]));
     }
 
     #[test]
