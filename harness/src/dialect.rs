@@ -91,4 +91,26 @@ mod tests {
                 "b": {"type": "array", "items": {"type": "integer"}, "maxItems": 3}}})
         );
     }
+
+    /// Everything the `gemini-proto` translator emits lifts to the draft 2020-12 schema that means
+    /// the same: a union with `null` folded into one branch, pinned numbers, the NULL type,
+    /// `date-time`, annotations, and the unsatisfiable NUMBER that stands for `false`.
+    #[test]
+    fn what_gemini_proto_emits_lifts_faithfully() {
+        let proto = json!({"type": "OBJECT", "title": "t", "description": "d", "required": ["u"], "properties": {
+            "u": {"anyOf": [{"type": "INTEGER", "nullable": true, "minimum": 1, "maximum": 1}, {"type": "STRING", "format": "date-time", "default": "x"}]},
+            "n": {"type": "NULL"},
+            "never": {"type": "NUMBER", "minimum": 1, "maximum": 0},
+            "list": {"type": "ARRAY", "items": {"anyOf": [{"type": "STRING", "nullable": true}, {"type": "OBJECT"}]}, "minItems": "0", "maxItems": "2"}
+        }});
+        assert_eq!(
+            lift(Dialect::GeminiProto, &proto).unwrap(),
+            json!({"type": "object", "title": "t", "description": "d", "required": ["u"], "properties": {
+                "u": {"anyOf": [{"type": ["integer", "null"], "minimum": 1, "maximum": 1}, {"type": "string", "format": "date-time", "default": "x"}]},
+                "n": {"type": "null"},
+                "never": {"type": "number", "minimum": 1, "maximum": 0},
+                "list": {"type": "array", "items": {"anyOf": [{"type": ["string", "null"]}, {"type": "object"}]}, "minItems": 0, "maxItems": 2}
+            }})
+        );
+    }
 }

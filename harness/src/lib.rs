@@ -14,15 +14,20 @@
 //! - [`dialect`]: lifting non-JSON-Schema dialects for comparison.
 //! - [`retrieve`]: the offline `$ref` retriever.
 //! - [`trials`]: tables × corpus as libtest-mimic trials.
+//! - [`external`]: translators in other languages, run as adapter processes over a JSON-lines protocol.
 //! - [`project`]: where things are on disk.
+//! - [`report`]: the committed reports (matrix, per-translator pages, `report.json`) and the CLI's
+//!   `check`, `explain` and `new`.
 //!
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
 pub mod codec;
 pub mod corpus;
 pub mod dialect;
+pub mod external;
 pub mod oracle;
 pub mod project;
+pub mod report;
 pub mod retrieve;
 pub mod table;
 pub mod trials;

@@ -75,6 +75,8 @@ pub enum FailureKind {
     MissingRows(Vec<String>),
     /// The translator panicked.
     Panicked,
+    /// The translator gave no answer: an external adapter crashed, hung or broke the protocol.
+    Fault(String),
     /// The translator refused although no refused row applies.
     UnexpectedRefusal(Refusal),
     /// A refused row applies but the translator projected.
@@ -157,6 +159,26 @@ impl Context<'_> {
 
     fn fail(&self, kind: FailureKind, what: &str) -> Verdict {
         Verdict::Fail(Failure { kind, message: format!("{what}\n{}", self.header()), witnesses: Vec::new() })
+    }
+
+    /// A refusal no refused row explains, or a projection that does not compile, leaves the tool
+    /// unusable for this schema: nothing the source accepts gets through, a narrowing to nothing.
+    /// A `known_violation` with direction `narrowing` on a row present (for a refusal: the row it
+    /// cites, picked by `blamed`) marks it as expected, like any other deviation (the ratchet).
+    fn unusable(&self, kind: FailureKind, what: &str, blamed: impl Fn(&Occurrence<'_>) -> bool) -> Verdict {
+        let Verdict::Fail(failure) = self.fail(kind, what) else { unreachable!("Context::fail returns Verdict::Fail") };
+        let known: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|(o, r)| blamed(o) && r.known_violation.as_ref().is_some_and(|k| k.direction == Direction::Narrowing))
+            .map(|(_, r)| *r)
+            .collect();
+        let Some(first) = known.first() else { return Verdict::Fail(failure) };
+        let issue = first.known_violation.as_ref().map_or("", |k| k.issue.as_str());
+        let message = format!("known violation reproduced (the schema cannot be used): {} ({issue}, narrowing)", first.id);
+        let mut known: Vec<String> = known.iter().map(|r| r.id.to_string()).collect();
+        known.dedup();
+        Verdict::ExpectedFailure { message, failure, known }
     }
 }
 
@@ -249,10 +271,9 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
             }
             let cites_root = root_may_be_refused && refusal.pointer.is_empty() && (refusal.keyword == "type" || case.schema.get(&refusal.keyword).is_some());
             if !must_refuse && !cites_root {
-                return ctx.fail(
-                    FailureKind::UnexpectedRefusal(refusal.clone()),
-                    &format!("the translator {refusal}, but no row present is refused: a refusal must cite a refused row"),
-                );
+                let what = format!("the translator {refusal}, but no row present is refused: a refusal must cite a refused row");
+                let cited = |o: &Occurrence<'_>| o.keyword == refusal.keyword && o.pointer == refusal.pointer;
+                return ctx.unusable(FailureKind::UnexpectedRefusal(refusal.clone()), &what, cited);
             }
             let cites_row = refused_rows.iter().any(|(o, _)| o.keyword == refusal.keyword && o.pointer == refusal.pointer);
             if cites_root || cites_row {
@@ -264,6 +285,9 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
             );
         }
         Outcome::Projected(p) => p,
+        Outcome::Faulted(fault) => {
+            return ctx.fail(FailureKind::Fault(fault.message.clone()), &format!("translator `{}` faulted: {fault}", translator.name()));
+        }
     };
     if must_refuse {
         let mut what = String::from("a refused row applies but the translator projected:");
@@ -298,7 +322,7 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
     };
     let compiled = match compile(&lifted, env, case.assert_formats) {
         Ok(v) => v,
-        Err(e) => return ctx.fail(FailureKind::InvalidProjection, &format!("the projection {e}\nprojection: {lifted}")),
+        Err(e) => return ctx.unusable(FailureKind::InvalidProjection, &format!("the projection {e}\nprojection: {lifted}"), |_| true),
     };
 
     // 5. Differential check.

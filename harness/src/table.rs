@@ -70,6 +70,9 @@ enum DispositionName {
     Preserved,
     Approximated,
     Refused,
+    /// The placeholder `schema-fidelity new` writes: a row still to be filled in.
+    #[serde(rename = "TODO")]
+    Todo,
 }
 
 /// What a translator owes one keyword.
@@ -161,6 +164,12 @@ pub struct Table {
     /// Documented provider limits (nesting depth, property count, enum size, ...) the translator
     /// enforces with refusals citing `limit:<name>`.
     pub limits: BTreeMap<String, Limit>,
+    /// For an external translator: the command that starts its adapter (program and arguments,
+    /// run from the project root), which speaks the protocol in `protocol/`.
+    pub run: Option<Vec<String>>,
+    /// For an external translator: the command that installs its runtime and package, shown when
+    /// they are missing and its trials are skipped.
+    pub install: Option<String>,
     keywords: BTreeMap<String, Entry>,
     extensions: Vec<(String, Entry)>,
 }
@@ -253,6 +262,10 @@ struct TableFile {
     requires_object_root: bool,
     #[serde(default)]
     limits: BTreeMap<String, Limit>,
+    #[serde(default)]
+    run: Option<Vec<String>>,
+    #[serde(default)]
+    install: Option<String>,
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
@@ -414,6 +427,10 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         }
     });
 
+    if file.run.as_ref().is_some_and(|r| r.first().is_none_or(String::is_empty)) {
+        errors.push(err(None, "`run:` needs a program and its arguments, e.g. `[node, translators/external/node/adapter.mjs]`".to_owned()));
+    }
+
     errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
     let table = Table {
         translator: file.translator,
@@ -424,6 +441,8 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         grammar,
         requires_object_root: file.requires_object_root,
         limits: file.limits,
+        run: file.run,
+        install: file.install,
         keywords,
         extensions,
     };
@@ -492,6 +511,10 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     let disposition = match r.disposition {
         None => {
             fail("missing `disposition:` (preserved, approximated or refused)".to_owned());
+            return None;
+        }
+        Some(DispositionName::Todo) => {
+            fail("`disposition: TODO` is not filled in yet: say what the translator does (preserved, approximated or refused)".to_owned());
             return None;
         }
         Some(DispositionName::Preserved) => {

@@ -17,6 +17,7 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use schema_fidelity_translators::Translator;
 
 use crate::corpus::{self, Case, CorpusError};
+use crate::external;
 use crate::oracle::{self, Env, Verdict};
 use crate::project::Project;
 use crate::table::{self, Table, TableError};
@@ -28,6 +29,22 @@ pub type Resolver = Arc<dyn Fn(&str) -> Option<Arc<dyn Translator>> + Send + Syn
 #[must_use]
 pub fn builtin_resolver() -> Resolver {
     Arc::new(|name| schema_fidelity_translators::builtin::by_name(name).map(Arc::from))
+}
+
+/// The built-in translators and the external ones the loaded tables declare with `run:` (which
+/// take precedence: a table that says how to run its translator means that one).
+#[must_use]
+pub fn resolver(loaded: &Loaded, config: &external::Config) -> Resolver {
+    let declared = loaded.tables.iter().filter_map(|(name, table, _)| {
+        let table = table.as_ref()?;
+        Some((name.as_str(), table.run.as_deref()?, table.install.as_deref()))
+    });
+    let external = external::from_tables(&loaded.project.root, declared, config);
+    let builtin = builtin_resolver();
+    Arc::new(move |name| match external.get(name) {
+        Some(t) => Some(t.clone() as Arc<dyn Translator>),
+        None => builtin(name),
+    })
 }
 
 /// Which trials to build.
@@ -194,11 +211,14 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
         for case in &loaded.cases {
             let (table, translator, case, shared) = (table.clone(), translator.clone(), case.clone(), loaded.clone());
             trials.push(
-                Trial::ignorable_test(format!("{name}::{}", case.id), move || match oracle::check(&table, translator.as_ref(), &case, &shared.env) {
+                Trial::ignorable_test(format!("{name}::{}", case.id), move || match translator.unavailable() {
+                    Some(reason) => Ok(Completion::ignored_with(reason)),
+                    None => match oracle::check(&table, translator.as_ref(), &case, &shared.env) {
                     Verdict::Pass(_) => Ok(Completion::Completed),
                     Verdict::Skip(reason) => Ok(Completion::ignored_with(reason)),
                     Verdict::ExpectedFailure { message, .. } => Ok(Completion::ignored_with(message)),
                     Verdict::Fail(f) => Err(Failed::from(f.message)),
+                    },
                 })
                 .with_kind(name.clone()),
             );
@@ -208,11 +228,14 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
         if !marked.is_empty() {
             let (table, translator, shared) = (table.clone(), translator.clone(), loaded.clone());
             trials.push(
-                Trial::test(format!("{name}::ratchet"), move || {
+                Trial::ignorable_test(format!("{name}::ratchet"), move || {
+                    if let Some(reason) = translator.unavailable() {
+                        return Ok(Completion::ignored_with(reason));
+                    }
                     let t = tally(&table, translator.as_ref(), &shared.cases, &shared.env);
                     let stale: Vec<_> = marked.iter().filter(|id| !t.reproduced.contains_key(*id)).cloned().collect();
                     if stale.is_empty() {
-                        Ok(())
+                        Ok(Completion::Completed)
                     } else {
                         Err(Failed::from(format!(
                             "the ratchet: these known violations no longer reproduce on any case; remove their `known_violation` mark:\n  {}",

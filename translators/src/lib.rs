@@ -24,4 +24,4 @@ pub mod walk;
 
 pub use codec::Codec;
 pub use form::Form;
-pub use model::{Dialect, Outcome, Projection, Refusal, Translator};
+pub use model::{Dialect, Fault, Outcome, Projection, Refusal, Translator};

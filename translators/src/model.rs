@@ -14,6 +14,13 @@ pub trait Translator: Send + Sync {
     fn name(&self) -> &str;
     /// Translate one source schema.
     fn translate(&self, source: &Value) -> Outcome;
+
+    /// Why this translator cannot run on this machine, if it cannot: an external translator whose
+    /// runtime or package is not installed. Its trials are then skipped with this reason (which
+    /// should say how to install it) instead of failing. Built-in translators are always available.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The result of a translation.
@@ -22,6 +29,10 @@ pub trait Translator: Send + Sync {
 pub enum Outcome {
     Projected(Projection),
     Refused(Refusal),
+    /// The translator could not answer: an external translator's process crashed, hung, or broke
+    /// the protocol. Not an answer about the schema (a refusal is one), so the oracle fails the
+    /// trial with the fault instead of judging the schema.
+    Faulted(Fault),
 }
 
 impl Outcome {
@@ -62,6 +73,19 @@ impl Dialect {
             Self::JsonSchema => "json-schema",
             Self::GeminiProto => "gemini-proto",
         }
+    }
+}
+
+/// Why a translator gave no answer for one schema: what went wrong, with the context needed to
+/// debug it (for an external adapter, the last lines of its stderr).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    pub message: String,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
     }
 }
 

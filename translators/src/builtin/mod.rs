@@ -2,6 +2,8 @@
 
 mod anthropic;
 mod cca_claude;
+mod gemini;
+mod gemini_proto;
 mod identity;
 mod mcp;
 mod moonshot;
@@ -10,6 +12,8 @@ mod schema_algebra;
 
 pub use anthropic::Anthropic;
 pub use cca_claude::CcaClaude;
+pub use gemini::Gemini;
+pub use gemini_proto::GeminiProto;
 pub use identity::Identity;
 pub use mcp::Mcp;
 pub use moonshot::Moonshot;
@@ -20,7 +24,16 @@ use crate::model::Translator;
 /// Every built-in translator, in the order reports list them.
 #[must_use]
 pub fn all() -> Vec<Box<dyn Translator>> {
-    vec![Box::new(Identity), Box::new(Anthropic), Box::new(CcaClaude), Box::new(Moonshot), Box::new(Mcp), Box::new(ObjectRoot)]
+    vec![
+        Box::new(Identity),
+        Box::new(Anthropic),
+        Box::new(Gemini),
+        Box::new(GeminiProto),
+        Box::new(CcaClaude),
+        Box::new(Moonshot),
+        Box::new(Mcp),
+        Box::new(ObjectRoot),
+    ]
 }
 
 /// The built-in translator called `name`.

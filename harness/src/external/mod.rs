@@ -1,0 +1,428 @@
+//! External translators: a translator written in any language, checked by the same oracle.
+//!
+//! The translators people depend on live in TypeScript and Python packages. A table that declares
+//! `run: [program, args...]` names an *adapter*: a small program that loads such a package and
+//! speaks the [protocol] (JSON lines on stdin/stdout, specified in `protocol/*.schema.json`). The
+//! harness starts the adapter once per run, not once per case, and an [`ExternalTranslator`] is an
+//! ordinary [`Translator`]: same trial names, same oracle, same reports.
+//!
+//! Trials run on parallel threads while `translate` is synchronous, so each adapter process sits
+//! behind a mutex and serves one request at a time. That costs little (the adapters are
+//! single-threaded anyway, and the oracle's own work runs outside the lock) and buys exact blame:
+//! whatever goes wrong while a request is outstanding belongs to that request's case.
+//!
+//! **Faults.** A crash, a hang (no answer within the per-request timeout), a malformed, oversized
+//! or non-protocol line on stdout, an answer with the wrong id, or an exit mid-stream is turned
+//! into [`Outcome::Faulted`] for the case it hit, with the last lines of the adapter's stderr; the
+//! process is killed and reaped, and the next case starts a fresh one. An adapter that fails to
+//! start [`Config::start_attempts`] times in a row is given up on, so a broken adapter costs a
+//! few timeouts, not one per case. Stderr is drained continuously into a bounded ring, so a flood
+//! there neither stalls the adapter nor grows memory.
+//!
+//! **Not installed.** When the adapter's program is not on `PATH`, or the adapter answers the
+//! handshake with `unavailable` (its package is missing), [`Translator::unavailable`] says so with
+//! the table's `install:` command, and the trials are skipped with that reason.
+//!
+//! Knobs (environment): [`TIMEOUT_ENV`] (per request, default 10 s), [`START_TIMEOUT_ENV`]
+//! (handshake, default 30 s) and [`protocol::STRICT_ENV`].
+
+pub mod process;
+pub mod protocol;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use schema_fidelity_translators::{Fault, Outcome, Translator};
+use serde_json::Value;
+
+use self::process::{Process, ReceiveError, StdoutEvent};
+use self::protocol::{AnswerBody, LineError, Response, Started};
+
+/// Milliseconds an adapter may take to answer one request.
+pub const TIMEOUT_ENV: &str = "SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS";
+/// Milliseconds an adapter may take to start and answer the handshake.
+pub const START_TIMEOUT_ENV: &str = "SCHEMA_FIDELITY_ADAPTER_START_TIMEOUT_MS";
+
+/// How the harness treats adapters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// How long one request may go unanswered before the adapter counts as hung.
+    pub request_timeout: Duration,
+    /// How long the adapter may take to start and answer the handshake.
+    pub start_timeout: Duration,
+    /// Longest line accepted on stdout.
+    pub max_line_bytes: usize,
+    /// Strict protocol validation ([`protocol::STRICT_ENV`]).
+    pub strict: bool,
+    /// Consecutive failed starts after which the adapter is given up on for the run.
+    pub start_attempts: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            request_timeout: Duration::from_secs(10),
+            start_timeout: Duration::from_secs(30),
+            max_line_bytes: 16 * 1024 * 1024,
+            strict: false,
+            start_attempts: 3,
+        }
+    }
+}
+
+impl Config {
+    /// The defaults, overridden by the environment.
+    #[must_use]
+    pub fn from_env() -> Self {
+        let millis = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_millis);
+        let defaults = Self::default();
+        Self {
+            request_timeout: millis(TIMEOUT_ENV).unwrap_or(defaults.request_timeout),
+            start_timeout: millis(START_TIMEOUT_ENV).unwrap_or(defaults.start_timeout),
+            strict: protocol::strict_from_env(),
+            ..defaults
+        }
+    }
+}
+
+/// How to start an adapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterSpec {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// The directory it runs in (the project root, so that `run:` paths are project-relative).
+    pub cwd: PathBuf,
+    /// The command that installs its runtime and package, for the skip message.
+    pub install: Option<String>,
+}
+
+impl AdapterSpec {
+    fn label(&self) -> String {
+        format!("adapter `{}`", self.command.join(" "))
+    }
+
+    fn install_hint(&self) -> String {
+        match &self.install {
+            Some(command) => format!("install it with `{command}`"),
+            None => "the table gives no `install:` command".to_owned(),
+        }
+    }
+}
+
+/// One adapter process, started on first use and shared by every translator it serves.
+pub struct Adapter {
+    spec: AdapterSpec,
+    config: Config,
+    state: Mutex<State>,
+}
+
+enum State {
+    Idle { failed_starts: u32 },
+    Running(Box<Running>),
+    /// Not installed: the reason, with the install hint. Permanent for the run.
+    Unavailable(String),
+    /// Failed to start too often: the last fault. Permanent for the run.
+    GivenUp(String),
+}
+
+struct Running {
+    process: Process,
+    started: Started,
+    next_id: u64,
+}
+
+/// Why an exchange broke the process; the process is then stopped and restarted.
+#[derive(Debug)]
+enum Breakage {
+    Write { id: u64, error: io::Error },
+    Hang { id: u64, timeout: Duration },
+    Exited { id: u64, error: Option<io::Error> },
+    TooLong { id: u64, limit: usize, start: String },
+    Line { id: u64, error: LineError },
+    WrongId { id: u64, got: u64 },
+    Handshake { id: u64 },
+}
+
+impl fmt::Display for Breakage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Write { id, error } => write!(f, "cannot write request {id} to the adapter ({error}): it has exited"),
+            Self::Hang { id, timeout } => write!(f, "no answer to request {id} within {} ms: the adapter hangs", timeout.as_millis()),
+            Self::Exited { id, error: None } => write!(f, "the adapter exited before answering request {id}"),
+            Self::Exited { id, error: Some(e) } => write!(f, "reading the answer to request {id} failed ({e})"),
+            Self::TooLong { id, limit, start } => {
+                write!(f, "while answering request {id}, the adapter wrote a line longer than {limit} bytes: {}...", protocol::excerpt(start))
+            }
+            Self::Line { id, error } => write!(f, "while answering request {id}, {error}"),
+            Self::WrongId { id, got } => write!(f, "asked request {id}, the adapter answered id {got}"),
+            Self::Handshake { id } => write!(f, "the adapter answered request {id} with a handshake message"),
+        }
+    }
+}
+
+enum StartError {
+    Unavailable(String),
+    Fault(String),
+}
+
+impl Adapter {
+    #[must_use]
+    pub fn new(spec: AdapterSpec, config: Config) -> Self {
+        Self { spec, config, state: Mutex::new(State::Idle { failed_starts: 0 }) }
+    }
+
+    #[must_use]
+    pub fn spec(&self) -> &AdapterSpec {
+        &self.spec
+    }
+
+    /// The adapter's handshake, once it has started.
+    #[must_use]
+    pub fn started(&self) -> Option<Started> {
+        match &*self.lock() {
+            State::Running(r) => Some(r.started.clone()),
+            _ => None,
+        }
+    }
+
+    /// The process id of the running adapter, if one is running.
+    #[must_use]
+    pub fn pid(&self) -> Option<u32> {
+        match &*self.lock() {
+            State::Running(r) => Some(r.process.pid()),
+            _ => None,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Why the adapter cannot run here, starting it if it has not been started yet. A start that
+    /// faults is not "unavailable": the trials then run and report the fault.
+    #[must_use]
+    pub fn unavailable(&self) -> Option<String> {
+        let mut state = self.lock();
+        if let State::Idle { failed_starts: 0 } = &*state {
+            // The fault, if any, is reported by the first translation.
+            let _ = self.ensure_running(&mut state);
+        }
+        match &*state {
+            State::Unavailable(reason) => Some(reason.clone()),
+            _ => None,
+        }
+    }
+
+    /// Ask the adapter to translate `schema` with `translator`.
+    pub fn translate(&self, translator: &str, schema: &Value) -> Outcome {
+        let mut state = self.lock();
+        if let Err(message) = self.ensure_running(&mut state) {
+            return faulted(message);
+        }
+        let State::Running(running) = &mut *state else {
+            return faulted(format!("{}: not running", self.spec.label()));
+        };
+        if !running.started.translators.iter().any(|t| t == translator) {
+            return faulted(format!(
+                "{} ({} {}) does not serve translator `{translator}`; it serves: {}",
+                self.spec.label(),
+                running.started.name,
+                running.started.version,
+                running.started.translators.join(", ")
+            ));
+        }
+        let id = running.next_id;
+        running.next_id += 1;
+        match self.exchange(running, id, translator, schema) {
+            Ok(outcome) => outcome,
+            Err(breakage) => {
+                let State::Running(running) = std::mem::replace(&mut *state, State::Idle { failed_starts: 0 }) else {
+                    return faulted(breakage.to_string());
+                };
+                let who = format!("{} ({} {})", self.spec.label(), running.started.name, running.started.version);
+                let (status, tail) = running.process.terminate();
+                let status = status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string());
+                faulted(format!("{who}: {breakage}\nthe adapter was stopped ({status}); the next case starts a new one\n{tail}"))
+            }
+        }
+    }
+
+    fn exchange(&self, running: &mut Running, id: u64, translator: &str, schema: &Value) -> Result<Outcome, Breakage> {
+        let request = protocol::TranslateRequest { id, translator, schema };
+        if self.config.strict {
+            let value = serde_json::to_value(&request).unwrap_or(Value::Null);
+            if let Err(e) = protocol::check_request(&value) {
+                return Ok(faulted(e));
+            }
+        }
+        let line = match serde_json::to_vec(&request) {
+            Ok(line) => line,
+            Err(e) => return Ok(faulted(format!("cannot encode request {id}: {e}"))),
+        };
+        running.process.send(&line).map_err(|error| Breakage::Write { id, error })?;
+        let line = match running.process.receive(self.config.request_timeout) {
+            Ok(StdoutEvent::Line(line)) => line,
+            Ok(StdoutEvent::TooLong { limit, start }) => return Err(Breakage::TooLong { id, limit, start }),
+            Ok(StdoutEvent::Closed(error)) | Err(ReceiveError::Closed(error)) => return Err(Breakage::Exited { id, error }),
+            Err(ReceiveError::Timeout) => return Err(Breakage::Hang { id, timeout: self.config.request_timeout }),
+        };
+        let answer = match protocol::parse_response(&line, self.config.strict) {
+            Ok(Response::Answer(answer)) => answer,
+            Ok(Response::Started { .. } | Response::Unavailable { .. }) => return Err(Breakage::Handshake { id }),
+            Err(error) => return Err(Breakage::Line { id, error }),
+        };
+        if answer.id != id {
+            return Err(Breakage::WrongId { id, got: answer.id });
+        }
+        Ok(match answer.body {
+            AnswerBody::Projection(p) => Outcome::Projected(p),
+            AnswerBody::Refusal(r) => Outcome::Refused(r),
+            AnswerBody::Error(e) => faulted(format!(
+                "{} ({} {}): the translator failed on request {id} (not a refusal): {}\n{}",
+                self.spec.label(),
+                running.started.name,
+                running.started.version,
+                e.message,
+                running.process.stderr_tail()
+            )),
+        })
+    }
+
+    /// Start the process if it is not running. `Err` carries the fault for the current request.
+    fn ensure_running(&self, state: &mut State) -> Result<(), String> {
+        let failed_starts = match state {
+            State::Running(_) => return Ok(()),
+            State::Unavailable(reason) => return Err(reason.clone()),
+            State::GivenUp(last) => {
+                return Err(format!("{}: gave up after {} failed starts; the last one: {last}", self.spec.label(), self.config.start_attempts));
+            }
+            State::Idle { failed_starts } => *failed_starts,
+        };
+        match self.start() {
+            Ok(running) => {
+                *state = State::Running(Box::new(running));
+                Ok(())
+            }
+            Err(StartError::Unavailable(reason)) => {
+                *state = State::Unavailable(reason.clone());
+                Err(reason)
+            }
+            Err(StartError::Fault(message)) => {
+                let failed_starts = failed_starts + 1;
+                *state = if failed_starts >= self.config.start_attempts {
+                    State::GivenUp(message.clone())
+                } else {
+                    State::Idle { failed_starts }
+                };
+                Err(message)
+            }
+        }
+    }
+
+    fn start(&self) -> Result<Running, StartError> {
+        let label = self.spec.label();
+        let mut process = match Process::spawn(&self.spec.command, &self.spec.cwd, self.config.max_line_bytes) {
+            Ok(p) => p,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let program = self.spec.command.first().map_or("", String::as_str);
+                return Err(StartError::Unavailable(format!(
+                    "{label}: `{program}` is not installed (not found on PATH, from {}); {}",
+                    self.spec.cwd.display(),
+                    self.spec.install_hint()
+                )));
+            }
+            Err(e) => return Err(StartError::Fault(format!("{label}: cannot start it: {e}"))),
+        };
+        let fail = |process: Process, what: String| {
+            let (status, tail) = process.terminate();
+            let status = status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string());
+            StartError::Fault(format!("{label}: the handshake failed: {what} ({status})\n{tail}"))
+        };
+        let start = protocol::StartRequest { start: protocol::Start { protocol: protocol::VERSION } };
+        let line = serde_json::to_vec(&start).unwrap_or_default();
+        if let Err(e) = process.send(&line) {
+            return Err(fail(process, format!("cannot write the start request: {e}")));
+        }
+        let line = match process.receive(self.config.start_timeout) {
+            Ok(StdoutEvent::Line(line)) => line,
+            Ok(StdoutEvent::TooLong { limit, .. }) => return Err(fail(process, format!("a line longer than {limit} bytes"))),
+            Ok(StdoutEvent::Closed(_)) | Err(ReceiveError::Closed(_)) => return Err(fail(process, "the adapter exited".to_owned())),
+            Err(ReceiveError::Timeout) => {
+                return Err(fail(process, format!("no answer within {} ms", self.config.start_timeout.as_millis())));
+            }
+        };
+        match protocol::parse_response(&line, self.config.strict) {
+            Ok(Response::Started { started }) if started.protocol == protocol::VERSION => Ok(Running { process, started, next_id: 1 }),
+            Ok(Response::Started { started }) => {
+                Err(fail(process, format!("it speaks protocol {}, the harness speaks {}", started.protocol, protocol::VERSION)))
+            }
+            Ok(Response::Unavailable { unavailable }) => {
+                drop(process);
+                Err(StartError::Unavailable(format!("{label}: {}; {}", unavailable.reason, self.spec.install_hint())))
+            }
+            Ok(Response::Answer(_)) => Err(fail(process, "it answered the start request with a translation".to_owned())),
+            Err(e) => Err(fail(process, e.to_string())),
+        }
+    }
+}
+
+fn faulted(message: String) -> Outcome {
+    Outcome::Faulted(Fault { message })
+}
+
+/// A translator served by an adapter.
+pub struct ExternalTranslator {
+    name: String,
+    adapter: Arc<Adapter>,
+}
+
+impl ExternalTranslator {
+    #[must_use]
+    pub fn new(name: impl Into<String>, adapter: Arc<Adapter>) -> Self {
+        Self { name: name.into(), adapter }
+    }
+
+    #[must_use]
+    pub fn adapter(&self) -> &Arc<Adapter> {
+        &self.adapter
+    }
+}
+
+impl Translator for ExternalTranslator {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn translate(&self, source: &Value) -> Outcome {
+        self.adapter.translate(&self.name, source)
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        self.adapter.unavailable()
+    }
+}
+
+/// The external translators declared by `tables` (name, `run:` command, `install:` command), one
+/// adapter process per distinct command, run from `root`.
+#[must_use]
+pub fn from_tables<'a>(root: &std::path::Path, tables: impl IntoIterator<Item = (&'a str, &'a [String], Option<&'a str>)>, config: &Config) -> BTreeMap<String, Arc<ExternalTranslator>> {
+    let mut adapters: BTreeMap<Vec<String>, Arc<Adapter>> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for (name, command, install) in tables {
+        let adapter = adapters
+            .entry(command.to_vec())
+            .or_insert_with(|| {
+                Arc::new(Adapter::new(
+                    AdapterSpec { command: command.to_vec(), cwd: root.to_owned(), install: install.map(str::to_owned) },
+                    config.clone(),
+                ))
+            })
+            .clone();
+        out.insert(name.to_owned(), Arc::new(ExternalTranslator::new(name, adapter)));
+    }
+    out
+}

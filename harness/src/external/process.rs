@@ -1,0 +1,322 @@
+//! One adapter process: spawning it, reading its stdout as bounded lines with a timeout, draining
+//! its stderr into a bounded ring, and making sure it is gone (killed and reaped) when dropped.
+//!
+//! Reads happen on two threads per process, so that a hung adapter cannot hang the caller (the
+//! caller waits on a channel with a deadline) and a flood on stderr cannot fill the pipe and stall
+//! the adapter (stderr is always drained, and only its last lines are kept).
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+use std::time::Duration;
+
+/// How many lines of stderr are kept for fault messages.
+pub const STDERR_LINES: usize = 20;
+/// Longest stderr line kept (longer ones are cut): a flood of one endless line stays bounded.
+const STDERR_LINE_BYTES: usize = 400;
+/// How many stdout lines may wait unread: the reader thread blocks (and so does an adapter that
+/// writes far ahead) rather than buffering without bound.
+const STDOUT_QUEUE: usize = 64;
+
+/// What the stdout reader saw.
+#[derive(Debug)]
+pub enum StdoutEvent {
+    Line(String),
+    /// A line longer than the limit; it is discarded up to its newline.
+    TooLong { limit: usize, start: String },
+    /// End of stdout (the adapter exited or closed it), or a read error.
+    Closed(Option<io::Error>),
+}
+
+/// Why no line came.
+#[derive(Debug)]
+pub enum ReceiveError {
+    Timeout,
+    Closed(Option<io::Error>),
+}
+
+/// The last lines an adapter wrote to stderr, and how many there were in all.
+#[derive(Debug, Default)]
+pub struct StderrTail {
+    lines: VecDeque<String>,
+    total: u64,
+}
+
+impl StderrTail {
+    /// Record a line of which `start` was kept out of `length` bytes.
+    fn push(&mut self, start: &[u8], length: usize) {
+        let mut text = String::from_utf8_lossy(start).into_owned();
+        if start.len() < length {
+            text.push_str(&format!("... ({length} bytes)"));
+        }
+        if self.lines.len() == STDERR_LINES {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(text);
+        self.total += 1;
+    }
+
+    /// The kept lines, indented, with a heading that says how many were not kept.
+    #[must_use]
+    pub fn render(&self) -> String {
+        if self.lines.is_empty() {
+            return "stderr: (empty)".to_owned();
+        }
+        let mut s = if self.total > self.lines.len() as u64 {
+            format!("last {} lines of stderr (of {}):", self.lines.len(), self.total)
+        } else {
+            "stderr:".to_owned()
+        };
+        for line in &self.lines {
+            s.push_str("\n  | ");
+            s.push_str(line);
+        }
+        s
+    }
+}
+
+/// A running adapter process.
+pub struct Process {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Receiver<StdoutEvent>,
+    stderr: Arc<Mutex<StderrTail>>,
+    stderr_done: Receiver<()>,
+    pid: u32,
+}
+
+impl Process {
+    /// Start `command` (program and arguments) in `cwd` with piped stdio.
+    ///
+    /// # Errors
+    /// The spawn error; [`io::ErrorKind::NotFound`] means the program is not installed.
+    pub fn spawn(command: &[String], cwd: &Path, max_line: usize) -> io::Result<Self> {
+        let (program, args) = command.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let pid = child.id();
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
+            reap(&mut child);
+            return Err(io::Error::other("the adapter's stdio pipes were not created"));
+        };
+        let (line_tx, line_rx) = mpsc::sync_channel(STDOUT_QUEUE);
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let (done_tx, done_rx) = mpsc::sync_channel(1);
+        let drain_tail = tail.clone();
+        let readers = thread::Builder::new()
+            .name(format!("adapter-{pid}-stdout"))
+            .spawn(move || read_lines(stdout, max_line, &line_tx))
+            .and_then(|_| thread::Builder::new().name(format!("adapter-{pid}-stderr")).spawn(move || drain_stderr(stderr, &drain_tail, &done_tx)));
+        if let Err(e) = readers {
+            reap(&mut child);
+            return Err(e);
+        }
+        Ok(Self { child, stdin: Some(stdin), stdout: line_rx, stderr: tail, stderr_done: done_rx, pid })
+    }
+
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Write one line (a newline is appended) and flush it.
+    ///
+    /// # Errors
+    /// The write error: a broken pipe means the adapter has exited.
+    pub fn send(&mut self, line: &[u8]) -> io::Result<()> {
+        let stdin = self.stdin.as_mut().ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "stdin already closed"))?;
+        stdin.write_all(line)?;
+        stdin.write_all(b"\n")?;
+        stdin.flush()
+    }
+
+    /// The next stdout line, waiting at most `timeout`.
+    ///
+    /// # Errors
+    /// [`ReceiveError::Timeout`] when nothing came in time, [`ReceiveError::Closed`] at the end
+    /// of stdout. A too-long line comes back as [`StdoutEvent::TooLong`].
+    pub fn receive(&self, timeout: Duration) -> Result<StdoutEvent, ReceiveError> {
+        match self.stdout.recv_timeout(timeout) {
+            Ok(StdoutEvent::Closed(e)) => Err(ReceiveError::Closed(e)),
+            Ok(event) => Ok(event),
+            Err(RecvTimeoutError::Timeout) => Err(ReceiveError::Timeout),
+            Err(RecvTimeoutError::Disconnected) => Err(ReceiveError::Closed(None)),
+        }
+    }
+
+    /// Stop the process (kill, then reap it) and return how it ended and the last lines of its
+    /// stderr, waiting briefly for the stderr drain to reach the end so that the adapter's dying
+    /// words are in the tail.
+    pub fn terminate(mut self) -> (Option<ExitStatus>, String) {
+        let status = self.stop();
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        let tail = self.stderr.lock().unwrap_or_else(PoisonError::into_inner).render();
+        (status, tail)
+    }
+
+    /// The last lines of stderr so far.
+    #[must_use]
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().unwrap_or_else(PoisonError::into_inner).render()
+    }
+
+    fn stop(&mut self) -> Option<ExitStatus> {
+        // Closing stdin first lets a well-behaved adapter see the end of its input; the kill
+        // covers the others. Either way the child is reaped: no zombie is left behind.
+        drop(self.stdin.take());
+        reap(&mut self.child)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn reap(child: &mut Child) -> Option<ExitStatus> {
+    if let Ok(Some(status)) = child.try_wait() {
+        return Some(status);
+    }
+    let _ = child.kill();
+    child.wait().ok()
+}
+
+/// Split stdout into lines of at most `max_line` bytes (without the newline).
+fn read_lines(stdout: impl Read, max_line: usize, out: &SyncSender<StdoutEvent>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line: Vec<u8> = Vec::new();
+    let mut discarding = false;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) => {
+                if !line.is_empty() && !discarding {
+                    // A last line without its newline still counts as a line.
+                    let _ = out.send(StdoutEvent::Line(String::from_utf8_lossy(&line).into_owned()));
+                }
+                let _ = out.send(StdoutEvent::Closed(None));
+                return;
+            }
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let _ = out.send(StdoutEvent::Closed(Some(e)));
+                return;
+            }
+        };
+        let (taken, complete) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if !discarding {
+            line.extend_from_slice(&chunk[..taken]);
+        }
+        reader.consume(if complete { taken + 1 } else { taken });
+        if !discarding && line.len() > max_line {
+            let start = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+            if out.send(StdoutEvent::TooLong { limit: max_line, start }).is_err() {
+                return;
+            }
+            line = Vec::new();
+            discarding = !complete;
+            continue;
+        }
+        if complete {
+            if discarding {
+                discarding = false;
+            } else {
+                let text = String::from_utf8_lossy(&line).into_owned();
+                line.clear();
+                if out.send(StdoutEvent::Line(text)).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Keep the last lines of stderr, reading everything so the adapter never blocks on it.
+fn drain_stderr(stderr: impl Read, tail: &Mutex<StderrTail>, done: &SyncSender<()>) {
+    let mut reader = BufReader::with_capacity(16 * 1024, stderr);
+    // The start of the current line (at most STDERR_LINE_BYTES) and its full length.
+    let mut kept: Vec<u8> = Vec::new();
+    let mut length = 0usize;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(chunk) => chunk,
+        };
+        let (taken, complete) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        let room = STDERR_LINE_BYTES.saturating_sub(kept.len()).min(taken);
+        kept.extend_from_slice(&chunk[..room]);
+        length += taken;
+        reader.consume(if complete { taken + 1 } else { taken });
+        if complete {
+            tail.lock().unwrap_or_else(PoisonError::into_inner).push(&kept, length);
+            kept.clear();
+            length = 0;
+        }
+    }
+    if length > 0 {
+        tail.lock().unwrap_or_else(PoisonError::into_inner).push(&kept, length);
+    }
+    let _ = done.send(());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<String> {
+        let (tx, rx) = mpsc::sync_channel(100);
+        read_lines(input, max, &tx);
+        rx.try_iter()
+            .map(|e| match e {
+                StdoutEvent::Line(l) => format!("line {l}"),
+                StdoutEvent::TooLong { limit, start } => format!("too long ({limit}) {start}"),
+                StdoutEvent::Closed(_) => "closed".to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stdout_splits_into_bounded_lines() {
+        assert_eq!(lines(b"a\nbb\nc", 10), ["line a", "line bb", "line c", "closed"]);
+        assert_eq!(lines(b"a\n0123456789abc\nok\n", 10), ["line a", "too long (10) 0123456789abc", "line ok", "closed"]);
+    }
+
+    #[test]
+    fn stderr_keeps_only_the_last_lines() {
+        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let tail = Mutex::new(StderrTail::default());
+        let (tx, _rx) = mpsc::sync_channel(1);
+        drain_stderr(text.as_bytes(), &tail, &tx);
+        let tail = tail.into_inner().unwrap();
+        assert_eq!(tail.total, 100);
+        assert_eq!(tail.lines.len(), STDERR_LINES);
+        assert_eq!(tail.lines.back().map(String::as_str), Some("line 99"));
+        assert!(tail.render().starts_with("last 20 lines of stderr (of 100):"));
+    }
+
+    #[test]
+    fn one_endless_stderr_line_stays_bounded() {
+        let text = vec![b'x'; 1_000_000];
+        let tail = Mutex::new(StderrTail::default());
+        let (tx, _rx) = mpsc::sync_channel(1);
+        drain_stderr(&text[..], &tail, &tx);
+        let tail = tail.into_inner().unwrap();
+        assert!(tail.lines[0].len() < 2 * STDERR_LINE_BYTES, "{}", tail.lines[0].len());
+    }
+}

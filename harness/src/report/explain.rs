@@ -1,0 +1,248 @@
+//! `schema-fidelity explain TRANSLATOR KEYWORD`: one row in plain words, with its table line, the
+//! cases that use it and, for an approximation, a witness computed now.
+//!
+//! The keyword may be given as a table names it (`anyOf`, `x-*`), with a refinement
+//! (`anyOf:at_root`, `additionalProperties:false`), as a page anchor (`anyof-at-root`), or as an
+//! extension key that a glob row covers (`x-internal`); `TRANSLATOR/KEYWORD`, the citation form,
+//! works too. A wrong name gets the nearest right one.
+//!
+//! The witness comes from the corpus first (as on the report pages). When the corpus has none,
+//! the cases that use the row are re-run on generated candidate instances
+//! ([`super::candidates`]), so an approximation nobody wrote an instance for still shows what
+//! it lets through, if a simple candidate can show it.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use schema_fidelity_translators::Translator;
+use schema_fidelity_translators::vocabulary::{self, BOOLEAN_SUBSCHEMAS};
+
+use super::anchor;
+use super::candidates::candidate_instances;
+use super::model::{self, CaseRun, RowKey, RowReport, WitnessReport};
+use super::progress::Progress;
+use super::text::json_inline;
+use crate::corpus::{Case, Instance};
+use crate::oracle::{self, Env, Verdict};
+use crate::table::{self, Row, Table};
+
+/// How many case ids `explain` lists.
+const CASES_LISTED: usize = 10;
+/// How many using cases are re-run on generated instances when the corpus shows no witness.
+const CASES_REGENERATED: usize = 40;
+
+/// A parsed `TRANSLATOR KEYWORD` (or `TRANSLATOR/KEYWORD[:REFINEMENT]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    pub translator: String,
+    /// `None`: list every row of the table.
+    pub key: Option<String>,
+    pub refinement: Option<String>,
+}
+
+/// Parse the arguments of `explain`.
+///
+/// # Errors
+/// When there are no arguments or too many.
+pub fn parse_query(args: &[String]) -> Result<Query, String> {
+    let (translator, key) = match args {
+        [one] => match one.split_once('/') {
+            Some((t, k)) => (t.to_owned(), Some(k.to_owned())),
+            None => (one.clone(), None),
+        },
+        [t, k] => (t.clone(), Some(k.clone())),
+        _ => return Err("explain needs TRANSLATOR KEYWORD (or the citation form TRANSLATOR/KEYWORD)".to_owned()),
+    };
+    let (key, refinement) = match key {
+        Some(k) => match k.split_once(':') {
+            Some((k, r)) => (Some(k.to_owned()), Some(if r == "root" { anchor::AT_ROOT.to_owned() } else { r.to_owned() })),
+            None => (Some(k), None),
+        },
+        None => (None, None),
+    };
+    Ok(Query { translator, key, refinement })
+}
+
+/// The rows of `table` a query names.
+///
+/// # Errors
+/// A message naming the table, with the nearest name when there is one.
+pub fn find_rows<'a>(table: &'a Table, key: &str, refinement: Option<&str>) -> Result<Vec<&'a Row>, String> {
+    let rows = model::ordered_rows(table);
+    let matches_refinement = |r: &&Row| refinement.is_none_or(|want| r.id.refinement.as_deref() == Some(want));
+    let by_key: Vec<&Row> = rows.iter().copied().filter(|r| r.id.keyword == key).collect();
+    let file = table.file.display();
+    if !by_key.is_empty() {
+        let chosen: Vec<&Row> = by_key.iter().copied().filter(matches_refinement).collect();
+        if chosen.is_empty() {
+            let have: Vec<String> = by_key.iter().map(|r| r.id.refinement.clone().unwrap_or_else(|| "(its own row)".to_owned())).collect();
+            return Err(format!("{file}: `{key}` has no refinement `{}` (it has: {})", refinement.unwrap_or_default(), have.join(", ")));
+        }
+        return Ok(chosen);
+    }
+    let lower = key.to_lowercase();
+    let by_anchor: Vec<&Row> = rows.iter().copied().filter(|r| anchor::anchor(&r.id.keyword, r.id.refinement.as_deref()) == lower).collect();
+    if !by_anchor.is_empty() {
+        return Ok(by_anchor);
+    }
+    let keywords = vocabulary::DRAFT_2020_12.iter().map(|k| k.name).chain(BOOLEAN_SUBSCHEMAS.iter().copied());
+    let near_keyword = table::nearest(key, keywords);
+    if anchor::is_extension(key)
+        && let Some(pattern) = governing_glob(&rows, key)
+    {
+        // `patern` is far likelier a typo than an extension: say so, as the table lint does.
+        if let Some(near) = near_keyword {
+            return Err(format!(
+                "{file} has no row `{key}`; did you mean `{near}`? (an extension key `{key}` would fall under `{}`)",
+                anchor::citation(&table.translator, pattern, None)
+            ));
+        }
+        return Ok(rows.iter().copied().filter(|r| r.id.keyword == pattern).filter(matches_refinement).collect());
+    }
+    if vocabulary::is_keyword(key) || BOOLEAN_SUBSCHEMAS.contains(&key) {
+        return Err(format!("{file} has no row for `{key}`: a schema using it fails *never silent*, and `schema-fidelity lint` says so"));
+    }
+    let mut names: Vec<String> = rows.iter().map(|r| r.id.keyword.clone()).collect();
+    names.extend(rows.iter().map(|r| anchor::anchor(&r.id.keyword, r.id.refinement.as_deref())));
+    names.extend(vocabulary::DRAFT_2020_12.iter().map(|k| k.name.to_owned()));
+    names.dedup();
+    let mut message = format!("{file} has no row `{key}`");
+    if let Some(near) = table::nearest(key, names.iter().map(String::as_str)) {
+        let _ = write!(message, "; did you mean `{near}`?");
+    } else {
+        let _ = write!(message, "; `schema-fidelity explain {}` lists its rows", table.translator);
+    }
+    Err(message)
+}
+
+fn governing_glob<'a>(rows: &[&'a Row], key: &str) -> Option<&'a str> {
+    rows.iter()
+        .map(|r| r.id.keyword.as_str())
+        .filter(|p| p.strip_suffix('*').is_some_and(|prefix| key.starts_with(prefix)))
+        .max_by_key(|p| p.len())
+}
+
+/// Every row of a table, one line each (for `explain TRANSLATOR`).
+#[must_use]
+pub fn overview(table: &Table) -> String {
+    let mut s = format!("{} ({} rows)\n", table.file.display(), table.rows().len());
+    for r in model::ordered_rows(table) {
+        let cite = anchor::citation(&table.translator, &r.id.keyword, r.id.refinement.as_deref());
+        let known = if r.known_violation.is_some() { "  [known violation]" } else { "" };
+        let _ = writeln!(s, "  {cite:<48} {}{known}", r.disposition.label());
+    }
+    s
+}
+
+/// Explain `rows` of `table`: run `translator` (when known) over `cases` and describe each row.
+#[must_use]
+pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>, cases: &[Arc<Case>], env: &Env, show_progress: bool) -> String {
+    let runs = translator.map(|t| {
+        let progress = if show_progress { Progress::on_terminal(format!("running {}", table.translator), cases.len()) } else { Progress::quiet() };
+        let runs = model::run_translator(table, t, cases, env, &progress);
+        progress.finish();
+        runs
+    });
+    let report = model::translator_report(
+        &table.translator,
+        &table.file.display().to_string(),
+        Some(table),
+        Vec::new(),
+        translator.zip(runs.as_deref()),
+    );
+    let mut s = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        let key = model::key_of(row);
+        let Some(r) = report.rows.iter().find(|r| r.key == key.0 && r.refinement == key.1) else { continue };
+        describe(&mut s, table, row, r, translator, runs.as_deref(), env);
+    }
+    s
+}
+
+fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator: Option<&dyn Translator>, runs: Option<&[CaseRun]>, env: &Env) {
+    let _ = writeln!(s, "{}  (reports/{}.md#{})", r.citation, table.translator, r.anchor);
+    let _ = writeln!(s, "  table:       {}:{}", table.file.display(), r.line);
+    let _ = writeln!(s, "  disposition: {}", r.label());
+    let _ = writeln!(s, "  meaning:     {}", r.meaning());
+    if let Some(note) = &r.note {
+        let _ = writeln!(s, "  note:        {}", note.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    if !r.issues.is_empty() {
+        let _ = writeln!(s, "  issues:      {}", r.issues.join(", "));
+    }
+    if let Some(k) = &r.known_violation {
+        let w = k.witness.as_ref().map(|w| format!("; witness: {w}")).unwrap_or_default();
+        let _ = writeln!(s, "  known violation: {} ({}){w}", k.issue, k.direction);
+    }
+    let Some(runs) = runs else {
+        let _ = writeln!(s, "  cases:       not run: no translator named `{}` is known", table.translator);
+        return;
+    };
+    let key: RowKey = model::key_of(row);
+    let using: Vec<&CaseRun> = runs.iter().filter(|c| !matches!(c.verdict, Verdict::Skip(_)) && c.rows.contains(&key)).collect();
+    if using.is_empty() {
+        let _ = writeln!(s, "  cases:       none in the corpus uses this row; add one under corpus/");
+    } else {
+        let _ = writeln!(s, "  cases:       {} use it", using.len());
+        for c in using.iter().take(CASES_LISTED) {
+            let _ = writeln!(s, "                 {}", c.case.id);
+        }
+        if using.len() > CASES_LISTED {
+            let _ = writeln!(s, "                 ... and {} more", using.len() - CASES_LISTED);
+        }
+    }
+    if let Some(f) = &r.refusal {
+        let at = if f.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", f.pointer) };
+        let _ = writeln!(s, "  refusal:     at {at}: {} (case {})", f.message, f.case);
+    }
+    let approximates = r.disposition == "approximated" || r.known_violation.is_some();
+    if !approximates {
+        return;
+    }
+    let (witness, origin) = match &r.witness {
+        Some(w) => (Some(w.clone()), "from the corpus"),
+        None => (translator.and_then(|t| generated_witness(table, row, t, &using, env)), "on generated instances"),
+    };
+    match witness {
+        Some(w) => {
+            let _ = writeln!(s, "  witness:     {} ({}, {origin})", witness_line(&w), w.direction);
+            let _ = writeln!(s, "               case {}, instance \u{201c}{}\u{201d}", w.case, w.description);
+        }
+        None => {
+            let _ = writeln!(s, "  witness:     none found, in the corpus or on generated instances of the cases that use it");
+        }
+    }
+}
+
+fn witness_line(w: &WitnessReport) -> String {
+    let model = w.model_instance.as_ref().map(|m| format!(" (model side {})", json_inline(m))).unwrap_or_default();
+    format!(
+        "{}{model} -- the source {} it, the projection {} it",
+        json_inline(&w.instance),
+        if w.source_accepts { "accepts" } else { "rejects" },
+        if w.projection_accepts { "accepts" } else { "rejects" }
+    )
+}
+
+/// Re-run the cases that use `row` on candidate instances of their schemas, and pick a witness.
+fn generated_witness(table: &Table, row: &Row, translator: &dyn Translator, using: &[&CaseRun], env: &Env) -> Option<WitnessReport> {
+    let runs: Vec<CaseRun> = using
+        .iter()
+        .take(CASES_REGENERATED)
+        .filter_map(|run| {
+            let source = oracle::compile(&run.case.schema, env, run.case.assert_formats).ok()?;
+            let instances = candidate_instances(&run.case.schema)
+                .into_iter()
+                .enumerate()
+                .map(|(i, data)| Instance { description: format!("generated candidate {i}"), valid: source.is_valid(&data), data })
+                .collect();
+            let case = Arc::new(Case { instances, ..(*run.case).clone() });
+            let verdict = oracle::check(table, translator, &case, env);
+            Some(CaseRun { case, verdict, rows: run.rows.clone() })
+        })
+        .collect();
+    model::select_witness(table, row, &runs)
+}

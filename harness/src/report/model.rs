@@ -1,0 +1,591 @@
+//! The report's data: every table, every row, and what running the oracle over the corpus said
+//! about each row. `report.json` is this model serialized (its format is
+//! `schemas/report.schema.json`); the Markdown and HTML pages are views of it.
+//!
+//! Two facts per row come from running the oracle, not from the table:
+//!
+//! - **cases**: how many cases (not skipped) use the row, i.e. hold a keyword occurrence that the
+//!   row governs, found by the same walk and lookup the oracle uses;
+//! - **witness**: for an approximation (or a known violation), one instance on which source and
+//!   projection disagree in the row's direction. A witness belongs to a whole case, not to a row,
+//!   so the one shown is the one whose case leaves the fewest other rows that could explain it,
+//!   then the shortest instance, then the first case: deterministic, and as unambiguous as the
+//!   corpus allows (`explained_by` says how many rows share it).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use schema_fidelity_translators::vocabulary::{BOOLEAN_SUBSCHEMAS, DRAFT_2020_12};
+use schema_fidelity_translators::walk;
+use schema_fidelity_translators::{Outcome, Translator};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::anchor;
+use super::hash;
+use super::progress::Progress;
+use crate::corpus::Case;
+use crate::oracle::{self, Env, Verdict, Witness};
+use crate::table::{Direction, Disposition, Row, Table};
+use crate::trials::{Loaded, Resolver};
+
+/// The version of the `report.json` format; bump it with any incompatible change to the schema.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Everything the reports show.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub format: u32,
+    pub tool: Tool,
+    /// Fingerprint of `dispositions/` (tables and grammars).
+    pub tables: Fingerprint,
+    pub corpus: Corpus,
+    pub translators: Vec<TranslatorReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Fingerprint {
+    pub hash: String,
+    pub files: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Corpus {
+    /// Fingerprint of `corpus/`.
+    pub own: Fingerprint,
+    pub own_cases: usize,
+    /// The JSON-Schema-Test-Suite, when it was present (`null` otherwise: the case counts then
+    /// cover the own corpus only).
+    pub suite: Option<Suite>,
+    /// Corpus files that did not load.
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Suite {
+    /// Fingerprint of the suite's `tests/draft2020-12` and `remotes`.
+    pub hash: String,
+    pub files: usize,
+    pub cases: usize,
+}
+
+/// One table and, when its translator is known, what running it over the corpus found.
+#[derive(Debug, Clone, Serialize)]
+pub struct TranslatorReport {
+    pub name: String,
+    /// The table file, relative to the project root.
+    pub table: String,
+    pub description: Option<String>,
+    pub source: Option<String>,
+    pub dialect: Option<String>,
+    pub grammar: Option<String>,
+    pub requires_object_root: bool,
+    pub limits: Vec<LimitReport>,
+    /// Lint findings, each `file:line: message`.
+    pub lint: Vec<String>,
+    /// `null` when no translator of this name is known: the table is shown, nothing is run.
+    pub trials: Option<Trials>,
+    pub rows: Vec<RowReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LimitReport {
+    pub name: String,
+    pub value: u64,
+    pub note: String,
+}
+
+/// The oracle's verdicts over the corpus for one translator.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Trials {
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub known_violations: usize,
+    pub skipped: usize,
+    /// The failing case ids, sorted.
+    pub failed_cases: Vec<String>,
+}
+
+/// One row of a table, with what the corpus showed about it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RowReport {
+    /// The keyword, boolean subschema or extension pattern the row is keyed by.
+    pub key: String,
+    /// `at_root` or a form name for a refinement, `null` for the keyword's own row.
+    pub refinement: Option<String>,
+    pub extension: bool,
+    /// The anchor on the translator's page (`reports/<translator>.md#<anchor>`).
+    pub anchor: String,
+    /// The citation the CLI prints (`openai-strict/pattern`).
+    pub citation: String,
+    /// The row's line in the table file.
+    pub line: u64,
+    /// `preserved`, `approximated` or `refused`.
+    pub disposition: String,
+    /// For a preserved row spelled another way.
+    #[serde(rename = "as")]
+    pub spelled_as: Option<String>,
+    /// For an approximation: `widening` or `narrowing`.
+    pub direction: Option<String>,
+    /// For an approximation: what the keyword became.
+    pub to: Option<String>,
+    pub note: Option<String>,
+    pub issues: Vec<String>,
+    pub known_violation: Option<KnownViolationReport>,
+    /// Cases (not skipped) that use the row; `null` when the translator was not run.
+    pub cases: Option<usize>,
+    /// One instance on which source and projection disagree in the row's direction.
+    pub witness: Option<WitnessReport>,
+    /// For a refused row: one refusal the translator gave citing it.
+    pub refusal: Option<RefusalReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KnownViolationReport {
+    pub issue: String,
+    pub direction: String,
+    pub witness: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WitnessReport {
+    /// The case id (`corpus/file.yaml::name`, `jsts/file.json::slug`).
+    pub case: String,
+    /// The instance's description in the case.
+    pub description: String,
+    pub direction: String,
+    /// The source-side instance.
+    pub instance: Value,
+    /// What the model side sees, when the codec changes it.
+    pub model_instance: Option<Value>,
+    pub source_accepts: bool,
+    pub projection_accepts: bool,
+    /// How many rows of the case could explain the witness (1: this row alone).
+    pub explained_by: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RefusalReport {
+    pub case: String,
+    pub pointer: String,
+    pub message: String,
+}
+
+impl RowReport {
+    /// The matrix symbol's disposition class: `preserved`, `widening`, `narrowing`, `refused`.
+    #[must_use]
+    pub fn class(&self) -> &'static str {
+        match (self.disposition.as_str(), self.direction.as_deref()) {
+            ("approximated", Some("narrowing")) => "narrowing",
+            ("approximated", _) => "widening",
+            ("refused", _) => "refused",
+            _ => "preserved",
+        }
+    }
+
+    /// The disposition in a few words: `preserved as enum`, `widening to description`, `refused`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match (self.disposition.as_str(), &self.spelled_as, &self.direction, &self.to) {
+            ("preserved", Some(a), _, _) => format!("preserved as {a}"),
+            ("approximated", _, Some(d), Some(t)) => format!("approximated: {d}, to {t}"),
+            (d, _, _, _) => d.to_owned(),
+        }
+    }
+}
+
+/// A row's identity within its table.
+pub type RowKey = (String, Option<String>);
+
+#[must_use]
+pub fn key_of(row: &Row) -> RowKey {
+    (row.id.keyword.clone(), row.id.refinement.clone())
+}
+
+/// One case run by the oracle, with the rows it used.
+#[derive(Debug, Clone)]
+pub struct CaseRun {
+    pub case: Arc<Case>,
+    pub verdict: Verdict,
+    pub rows: BTreeSet<RowKey>,
+}
+
+/// The rows of `table` that govern some keyword occurrence in `schema` (the oracle's lookup).
+#[must_use]
+pub fn rows_used(table: &Table, schema: &Value) -> BTreeSet<RowKey> {
+    let Ok(occurrences) = walk::occurrences(schema) else { return BTreeSet::new() };
+    occurrences.iter().filter_map(|o| table.row(o.keyword, o.value, o.at_root).ok()).map(key_of).collect()
+}
+
+/// Run the oracle for one translator over `cases`.
+#[must_use]
+pub fn run_translator(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], env: &Env, progress: &Progress) -> Vec<CaseRun> {
+    cases
+        .iter()
+        .map(|case| {
+            let verdict = oracle::check(table, translator, case, env);
+            progress.tick();
+            CaseRun { case: case.clone(), verdict, rows: rows_used(table, &case.schema) }
+        })
+        .collect()
+}
+
+/// The table's rows in reading order: keywords in specification order, then `true`/`false`, then
+/// extensions by name; a keyword's own row before its `at_root` and form refinements.
+#[must_use]
+pub fn ordered_rows(table: &Table) -> Vec<&Row> {
+    let mut rows = table.rows();
+    rows.sort_by_key(|r| sort_key(&r.id.keyword, r.id.refinement.as_deref()));
+    rows
+}
+
+/// The position of a row in reading order (shared by the pages and the matrix).
+#[must_use]
+pub fn sort_key(key: &str, refinement: Option<&str>) -> (usize, String, usize) {
+    let group = DRAFT_2020_12
+        .iter()
+        .position(|k| k.name == key)
+        .or_else(|| BOOLEAN_SUBSCHEMAS.iter().position(|k| *k == key).map(|i| DRAFT_2020_12.len() + i))
+        .unwrap_or(usize::MAX);
+    let name = if group == usize::MAX { key.to_owned() } else { String::new() };
+    (group, name, refinement_order(refinement))
+}
+
+/// Own row first, then `at_root`, then forms in the order tables list them.
+#[must_use]
+pub fn refinement_order(refinement: Option<&str>) -> usize {
+    match refinement {
+        None => 0,
+        Some(anchor::AT_ROOT) => 1,
+        Some(f) => 2 + schema_fidelity_translators::form::ALL.iter().position(|x| x.name() == f).unwrap_or(99),
+    }
+}
+
+/// The directions in which a row allows or admits deviation: its approximation and its known
+/// violation.
+fn row_directions(row: &Row) -> BTreeSet<Direction> {
+    let mut out = BTreeSet::new();
+    if let Disposition::Approximated { direction, .. } = row.disposition {
+        out.insert(direction);
+    }
+    if let Some(k) = &row.known_violation {
+        out.insert(k.direction);
+    }
+    out
+}
+
+fn witnesses_of(verdict: &Verdict) -> &[Witness] {
+    match verdict {
+        Verdict::Pass(s) => &s.witnesses,
+        Verdict::ExpectedFailure { failure, .. } => &failure.witnesses,
+        _ => &[],
+    }
+}
+
+/// The best witness for `row` among `runs` (see the module docs for "best").
+#[must_use]
+pub fn select_witness(table: &Table, row: &Row, runs: &[CaseRun]) -> Option<WitnessReport> {
+    let directions = row_directions(row);
+    if directions.is_empty() {
+        return None;
+    }
+    let by_key: BTreeMap<RowKey, &Row> = table.rows().into_iter().map(|r| (key_of(r), r)).collect();
+    let key = key_of(row);
+    let mut best: Option<((usize, usize, usize), WitnessReport)> = None;
+    for (case_index, run) in runs.iter().enumerate() {
+        if !run.rows.contains(&key) {
+            continue;
+        }
+        for w in witnesses_of(&run.verdict) {
+            if !directions.contains(&w.direction) {
+                continue;
+            }
+            let explained_by = run.rows.iter().filter(|k| by_key.get(*k).is_some_and(|r| row_directions(r).contains(&w.direction))).count();
+            let score = (explained_by, w.instance.to_string().len(), case_index);
+            if best.as_ref().is_none_or(|(s, _)| score < *s) {
+                best = Some((score, witness_report(&run.case.id, w, explained_by)));
+            }
+        }
+    }
+    best.map(|(_, w)| w)
+}
+
+#[must_use]
+pub fn witness_report(case: &str, w: &Witness, explained_by: usize) -> WitnessReport {
+    WitnessReport {
+        case: case.to_owned(),
+        description: w.description.clone(),
+        direction: w.direction.name().to_owned(),
+        instance: w.instance.clone(),
+        model_instance: (w.model_instance != w.instance).then(|| w.model_instance.clone()),
+        source_accepts: w.source_accepts,
+        projection_accepts: w.projection_accepts,
+        explained_by,
+    }
+}
+
+/// The first refusal the translator gave citing `row`'s keyword, among runs that use the row.
+fn select_refusal(translator: &dyn Translator, row: &Row, runs: &[CaseRun]) -> Option<RefusalReport> {
+    let key = key_of(row);
+    runs.iter()
+        .filter(|r| r.rows.contains(&key) && matches!(&r.verdict, Verdict::Pass(s) if s.refused))
+        .find_map(|run| match translator.translate(&run.case.schema) {
+            Outcome::Refused(refusal) if refusal.keyword == row.id.keyword => {
+                Some(RefusalReport { case: run.case.id.clone(), pointer: refusal.pointer, message: refusal.message })
+            }
+            _ => None,
+        })
+}
+
+fn tally(runs: &[CaseRun]) -> Trials {
+    let mut t = Trials { cases: runs.len(), ..Trials::default() };
+    for run in runs {
+        match &run.verdict {
+            Verdict::Pass(_) => t.passed += 1,
+            Verdict::Fail(_) => {
+                t.failed += 1;
+                t.failed_cases.push(run.case.id.clone());
+            }
+            Verdict::ExpectedFailure { .. } => t.known_violations += 1,
+            Verdict::Skip(_) => t.skipped += 1,
+        }
+    }
+    t.failed_cases.sort();
+    t
+}
+
+/// The report of one table, given the runs of its translator (`None`: not run).
+#[must_use]
+pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, lint: Vec<String>, run: Option<(&dyn Translator, &[CaseRun])>) -> TranslatorReport {
+    let Some(table) = table else {
+        return TranslatorReport {
+            name: name.to_owned(),
+            table: table_file.to_owned(),
+            description: None,
+            source: None,
+            dialect: None,
+            grammar: None,
+            requires_object_root: false,
+            limits: Vec::new(),
+            lint,
+            trials: None,
+            rows: Vec::new(),
+        };
+    };
+    let rows = ordered_rows(table)
+        .into_iter()
+        .map(|row| {
+            let key = key_of(row);
+            let (cases, witness, refusal) = match run {
+                Some((translator, runs)) => {
+                    let used = runs.iter().filter(|r| !matches!(r.verdict, Verdict::Skip(_)) && r.rows.contains(&key)).count();
+                    let refusal = (row.disposition == Disposition::Refused).then(|| select_refusal(translator, row, runs)).flatten();
+                    (Some(used), select_witness(table, row, runs), refusal)
+                }
+                None => (None, None, None),
+            };
+            row_report(name, row, cases, witness, refusal)
+        })
+        .collect();
+    TranslatorReport {
+        name: name.to_owned(),
+        table: table_file.to_owned(),
+        description: table.description.clone(),
+        source: Some(table.source.clone()),
+        dialect: Some(table.dialect.name().to_owned()),
+        grammar: table.grammar.as_ref().map(|(p, _)| slash(p)),
+        requires_object_root: table.requires_object_root,
+        limits: table.limits.iter().map(|(n, l)| LimitReport { name: n.clone(), value: l.value, note: l.note.clone() }).collect(),
+        lint,
+        trials: run.map(|(_, runs)| tally(runs)),
+        rows,
+    }
+}
+
+fn row_report(translator: &str, row: &Row, cases: Option<usize>, witness: Option<WitnessReport>, refusal: Option<RefusalReport>) -> RowReport {
+    let key = &row.id.keyword;
+    let refinement = row.id.refinement.as_deref();
+    let (disposition, spelled_as, direction, to) = match &row.disposition {
+        Disposition::Preserved { spelled_as } => ("preserved", spelled_as.clone(), None, None),
+        Disposition::Approximated { direction, to } => ("approximated", None, Some(direction.name().to_owned()), Some(to.clone())),
+        Disposition::Refused => ("refused", None, None, None),
+    };
+    RowReport {
+        key: key.clone(),
+        refinement: refinement.map(str::to_owned),
+        extension: anchor::is_extension(key),
+        anchor: anchor::anchor(key, refinement),
+        citation: anchor::citation(translator, key, refinement),
+        line: row.id.line,
+        disposition: disposition.to_owned(),
+        spelled_as,
+        direction,
+        to,
+        note: row.note.clone(),
+        issues: row.issues.clone(),
+        known_violation: row.known_violation.as_ref().map(|k| KnownViolationReport {
+            issue: k.issue.clone(),
+            direction: k.direction.name().to_owned(),
+            witness: k.witness.clone(),
+        }),
+        cases,
+        witness,
+        refusal,
+    }
+}
+
+/// Run every translator that has a table over the corpus and build the report.
+///
+/// Translators run on worker threads (one translator per job), so the run takes about the time of
+/// the slowest table; the result does not depend on scheduling.
+///
+/// # Errors
+/// When a table or corpus file cannot be read for the fingerprints.
+pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Result<Report, String> {
+    let root = &loaded.project.root;
+    let tables_hash = hash::tree(&[("dispositions", &loaded.project.dispositions_dir())])?;
+    let own_hash = hash::tree(&[("corpus", &root.join("corpus"))])?;
+    let own_cases = loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).count();
+    let suite = match &loaded.project.suite {
+        Ok(s) => {
+            let h = hash::tree(&[("tests/draft2020-12", &s.tests_dir()), ("remotes", &s.remotes_dir())])?;
+            Some(Suite { hash: h.hash, files: h.files, cases: loaded.cases.len() - own_cases })
+        }
+        Err(_) => None,
+    };
+
+    let jobs: Vec<_> = loaded
+        .tables
+        .iter()
+        .map(|(name, table, _)| (table.clone(), table.as_ref().and_then(|_| resolver(name))))
+        .collect();
+    let runnable = jobs.iter().filter(|(t, tr)| t.is_some() && tr.is_some()).count();
+    let progress = if show_progress { Progress::on_terminal("running the oracle", runnable * loaded.cases.len()) } else { Progress::quiet() };
+    let runs = run_jobs(&jobs, &loaded.cases, &loaded.env, &progress);
+    progress.finish();
+
+    let translators = loaded
+        .tables
+        .iter()
+        .zip(&jobs)
+        .zip(&runs)
+        .map(|(((name, table, errors), (_, translator)), runs)| {
+            let lint = errors.iter().map(ToString::to_string).collect();
+            let run = translator.as_deref().zip(runs.as_deref());
+            translator_report(name, &format!("dispositions/{name}.yaml"), table.as_deref(), lint, run)
+        })
+        .collect();
+
+    Ok(Report {
+        format: FORMAT_VERSION,
+        tool: Tool { name: env!("CARGO_PKG_NAME").to_owned(), version: env!("CARGO_PKG_VERSION").to_owned() },
+        tables: Fingerprint { hash: tables_hash.hash, files: tables_hash.files },
+        corpus: Corpus {
+            own: Fingerprint { hash: own_hash.hash, files: own_hash.files },
+            own_cases,
+            suite,
+            errors: loaded.corpus_errors.iter().map(|e| format!("{}: {}", e.id, e.message)).collect(),
+        },
+        translators,
+    })
+}
+
+type Job = (Option<Arc<Table>>, Option<Arc<dyn Translator>>);
+
+fn run_jobs(jobs: &[Job], cases: &[Arc<Case>], env: &Env, progress: &Progress) -> Vec<Option<Vec<CaseRun>>> {
+    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<Vec<CaseRun>>> = vec![None; jobs.len()];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((table, translator)) = jobs.get(i) else { break };
+                        if let (Some(table), Some(translator)) = (table, translator) {
+                            done.push((i, run_translator(table, translator.as_ref(), cases, env, progress)));
+                        }
+                    }
+                    done
+                })
+            })
+            .collect();
+        for handle in handles {
+            // The oracle catches translator panics; a panic here is a bug in the harness itself,
+            // and a report silently missing a translator would hide it.
+            match handle.join() {
+                Ok(done) => {
+                    for (i, runs) in done {
+                        results[i] = Some(runs);
+                    }
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    results
+}
+
+fn slash(p: &std::path::Path) -> String {
+    p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+impl RowReport {
+    /// What the row means, in plain words (shared by the pages and `explain`).
+    #[must_use]
+    pub fn meaning(&self) -> String {
+        let subject = match (self.extension, self.refinement.as_deref()) {
+            (true, _) if self.key.ends_with('*') => format!("An extension key matching `{}`", self.key),
+            (true, _) => format!("The extension key `{}`", self.key),
+            (false, _) if self.key == "true" || self.key == "false" => format!("A `{}` subschema", self.key),
+            (false, _) => format!("`{}`", self.key),
+        };
+        let place = match self.refinement.as_deref() {
+            None => String::new(),
+            Some(anchor::AT_ROOT) => " on the root schema".to_owned(),
+            Some("schema") => " holding a schema (an object)".to_owned(),
+            Some("list") => " holding a list".to_owned(),
+            Some("fragment") => " holding a `#` reference".to_owned(),
+            Some("uri") => " holding a URI reference".to_owned(),
+            Some("scalar") => " holding a scalar".to_owned(),
+            Some(value) => format!(" holding `{value}`"),
+        };
+        let what = match (self.disposition.as_str(), self.direction.as_deref()) {
+            ("preserved", _) => {
+                let spelled = self.spelled_as.as_ref().map(|a| format!(", spelled as `{a}`")).unwrap_or_default();
+                format!("is kept{spelled}: the projection accepts exactly what the source accepts.")
+            }
+            ("approximated", Some("narrowing")) => format!(
+                "becomes {}: the projection may reject values the source accepts, so the model cannot send some valid arguments.",
+                self.to.as_deref().unwrap_or("something else")
+            ),
+            ("approximated", _) => format!(
+                "becomes {}: the projection may accept values the source rejects, so the model can send arguments that break the \
+                 constraint and the tool must still check them.",
+                self.to.as_deref().unwrap_or("something else")
+            ),
+            _ => "makes the translator refuse the schema with an error citing it: the tool cannot be sent to this provider as it is."
+                .to_owned(),
+        };
+        let mut out = format!("{subject}{place} {what}");
+        if let Some(k) = &self.known_violation {
+            out.push_str(&format!(
+                " But the translator is known to break this row ({}, tracked in {}): the corpus shows it {} anyway.",
+                k.direction,
+                k.issue,
+                if k.direction == "widening" { "accepting more" } else { "accepting less" }
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,98 @@
+//! `schema-fidelity new TRANSLATOR`: a table to fill in, listing every draft 2020-12 keyword and
+//! both boolean subschemas with `disposition: TODO`.
+//!
+//! Onboarding a provider should start from the complete list, not from the keywords someone
+//! remembered. The lint rejects `TODO` with a message naming each unfilled row, so the table
+//! cannot pass until every row says what the translator really does.
+
+use std::fmt::Write as _;
+
+use schema_fidelity_translators::vocabulary::{BOOLEAN_SUBSCHEMAS, DRAFT_2020_12};
+
+use super::RESERVED_NAMES;
+
+/// Whether `name` can name a translator: lower-case ASCII letters, digits and `-`, starting with a
+/// letter (it becomes a file name, a report page and part of every citation).
+///
+/// # Errors
+/// Saying what is wrong with the name.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok_chars = name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if name.is_empty() || !ok_chars || !name.starts_with(|c: char| c.is_ascii_lowercase()) || name.ends_with('-') {
+        return Err(format!("`{name}` is not a translator name: use lower-case letters, digits and `-`, starting with a letter (e.g. `openai-strict`)"));
+    }
+    if RESERVED_NAMES.contains(&name) {
+        return Err(format!("`{name}` is a name the reports use for themselves ({}); pick another", RESERVED_NAMES.join(", ")));
+    }
+    Ok(())
+}
+
+/// The text of a new table for `name`.
+#[must_use]
+pub fn scaffold(name: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Disposition table for `{name}`, scaffolded by `schema-fidelity new {name}`.\n\
+         # Every row says `disposition: TODO`, which the lint rejects: replace each with what the translator\n\
+         # really does (CONTRACT.md, section 2):\n\
+         #   {{ disposition: preserved }}                                       accepts exactly what the source accepts\n\
+         #   {{ disposition: preserved, as: enum }}                             ... spelled another way\n\
+         #   {{ disposition: approximated, direction: widening, to: dropped }}  accepts more (`narrowing`: less); `to:` what it became\n\
+         #   {{ disposition: refused }}                                         fails with a named error citing the keyword\n\
+         # A row may refine itself by place (`at_root:`) or by its value's form (`forms:` true, false, schema,\n\
+         # list, fragment, uri, scalar), and carry `note:`, `issues: [..]` and `known_violation:`."
+    );
+    let _ = writeln!(s, "translator: {name}");
+    s.push_str("description: >-\n  TODO: the provider form this translator produces.\n");
+    s.push_str("source: >-\n  TODO: where the provider grammar comes from, with the date it was read\n");
+    s.push_str("# dialect: json-schema            # or gemini-proto\n# requires_object_root: true\n");
+    s.push_str("keywords:\n");
+    let mut vocabulary = None;
+    for k in DRAFT_2020_12 {
+        if vocabulary != Some(k.vocabulary) {
+            let _ = writeln!(s, "  # {}", k.vocabulary.name());
+            vocabulary = Some(k.vocabulary);
+        }
+        let _ = writeln!(s, "  {}: {{ disposition: TODO }}", yaml_key(k.name));
+    }
+    s.push_str("  # boolean subschemas\n");
+    for k in BOOLEAN_SUBSCHEMAS {
+        let _ = writeln!(s, "  {}: {{ disposition: TODO }}", yaml_key(k));
+    }
+    s.push_str(
+        "# Keys that are not draft 2020-12 keywords (`nullable`, `example`, `x-*`, ...) need rows here when\n\
+         # schemas carry them; a name ending in `*` is a glob.\n\
+         extensions: {}\n",
+    );
+    s
+}
+
+/// Quote keys YAML would read as something other than a plain string.
+fn yaml_key(k: &str) -> String {
+    if k.starts_with('$') || k == "true" || k == "false" { format!("\"{k}\"") } else { k.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked() {
+        assert!(check_name("openai-strict").is_ok());
+        assert!(check_name("OpenAI").is_err());
+        assert!(check_name("a/b").is_err());
+        assert!(check_name("").is_err());
+        assert!(check_name("matrix").is_err());
+    }
+
+    #[test]
+    fn the_scaffold_parses_and_fails_lint_on_every_row() {
+        let text = scaffold("fresh");
+        let (table, errors) = crate::table::parse(&text, std::path::Path::new("dispositions/fresh.yaml"), std::path::Path::new("dispositions"));
+        assert!(table.is_some(), "{errors:?}");
+        let todo = errors.iter().filter(|e| e.message.contains("TODO")).count();
+        assert_eq!(todo, DRAFT_2020_12.len() + BOOLEAN_SUBSCHEMAS.len(), "{errors:?}");
+        assert!(errors.iter().all(|e| e.line.is_some()), "every finding has a line: {errors:?}");
+    }
+}

@@ -1,0 +1,302 @@
+//! The `schema-fidelity` binary, driven as people use it: `explain`, `check`, `lint`, `new`,
+//! `report --check`, and the suggestions for wrong names. Commands that change files run in
+//! throwaway projects under the system temp directory, never in this repository.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_schema-fidelity");
+
+fn repo() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    root.canonicalize().unwrap_or(root)
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn all(&self) -> String {
+        format!("exit {}\n--- stdout\n{}--- stderr\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(dir);
+    if !dir.starts_with(repo()) {
+        // A throwaway project: no suite, so runs stay small and do not depend on the machine.
+        cmd.env("SCHEMA_FIDELITY_JSTS", dir.join("no-suite-here"));
+    }
+    let Output { status, stdout, stderr } = cmd.output().expect("the binary runs");
+    Run { code: status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
+}
+
+fn run(args: &[&str]) -> Run {
+    run_in(&repo(), args)
+}
+
+/// A throwaway project: this repository's tables and own corpus, copied.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("schema-fidelity-cli-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_dir(&repo().join("corpus"), &dir.join("corpus"));
+        // Only the two reference tables: the expectations below must not move when a provider
+        // table is added to the repository.
+        std::fs::create_dir_all(dir.join("dispositions")).expect("create scratch dir");
+        for table in ["identity.yaml", "anthropic.yaml"] {
+            std::fs::copy(repo().join("dispositions").join(table), dir.join("dispositions").join(table)).expect("copy table");
+        }
+        Self(dir)
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.0.join(rel);
+        std::fs::write(&path, text).expect("write into the scratch project");
+        path
+    }
+
+    fn edit(&self, rel: &str, from: &str, to: &str) {
+        let path = self.0.join(rel);
+        let text = std::fs::read_to_string(&path).expect("read scratch file");
+        assert!(text.contains(from), "{rel} holds `{from}`");
+        std::fs::write(&path, text.replace(from, to)).expect("write scratch file");
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        run_in(&self.0, args)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create scratch dir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("copy file");
+        }
+    }
+}
+
+const OBJECT_SCHEMA: &str = r#"{"type":"object","properties":{"name":{"type":"string","minLength":1},"n":{"type":"integer","minimum":0}},"required":["name"]}"#;
+
+// ---- explain ---------------------------------------------------------------------------------
+
+#[test]
+fn explain_shows_the_rows_their_lines_meaning_and_cases() {
+    let out = run(&["explain", "anthropic", "anyOf"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let table = std::fs::read_to_string(repo().join("dispositions/anthropic.yaml")).expect("table");
+    let line = table.lines().position(|l| l.contains("at_root: { disposition: refused, note: \"input_schema does not support anyOf")).expect("row") + 1;
+    assert!(out.stdout.contains("anthropic/anyOf:at_root  (reports/anthropic.md#anyof-at-root)"), "{}", out.all());
+    assert!(out.stdout.contains(&format!("table:       dispositions/anthropic.yaml:{line}")), "{}", out.all());
+    assert!(out.stdout.contains("disposition: refused"), "{}", out.all());
+    assert!(out.stdout.contains("meaning:     `anyOf` on the root schema makes the translator refuse"), "{}", out.all());
+    assert!(out.stdout.contains("anthropic/anyOf  (reports/anthropic.md#anyof)"), "the keyword's own row too: {}", out.all());
+    assert!(out.stdout.contains("cases:"), "{}", out.all());
+}
+
+#[test]
+fn explain_takes_the_citation_and_the_anchor_forms() {
+    let cited = run(&["explain", "anthropic/$ref:uri"]);
+    assert_eq!(cited.code, 0, "{}", cited.all());
+    assert!(cited.stdout.starts_with("anthropic/$ref:uri  (reports/anthropic.md#ref-uri)"), "{}", cited.all());
+    assert!(cited.stdout.contains("cases:       "), "{}", cited.all());
+    let anchored = run(&["explain", "anthropic", "anyof-at-root"]);
+    assert_eq!(anchored.code, 0, "{}", anchored.all());
+    assert!(anchored.stdout.starts_with("anthropic/anyOf:at_root"), "{}", anchored.all());
+    let listed = run(&["explain", "identity"]);
+    assert_eq!(listed.code, 0, "{}", listed.all());
+    assert!(listed.stdout.contains("identity/pattern") && listed.stdout.contains("identity/*"), "{}", listed.all());
+}
+
+#[test]
+fn wrong_names_get_the_nearest_right_one() {
+    let out = run(&["explain", "antropic", "const"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("no table named `antropic`") && out.stderr.contains("did you mean `anthropic`?"), "{}", out.all());
+
+    let out = run(&["explain", "anthropic", "patern"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("dispositions/anthropic.yaml has no row `patern`; did you mean `pattern`?"), "{}", out.all());
+
+    let out = run(&["run", "--translator", "identiy"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("did you mean `identity`?"), "{}", out.all());
+
+    let out = run(&["chek"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("did you mean `check`?"), "{}", out.all());
+}
+
+// ---- check -----------------------------------------------------------------------------------
+
+#[test]
+fn check_says_exact_and_exits_zero() {
+    let s = Scratch::new("check-exact");
+    let schema = s.write("tool.json", OBJECT_SCHEMA);
+    let out = s.run(&["check", schema.to_str().expect("utf-8 path")]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("anthropic  exact") && out.stdout.contains("identity   exact"), "{}", out.all());
+    assert!(out.stdout.contains("nothing lossy or silent"), "{}", out.all());
+}
+
+#[test]
+fn check_says_which_keyword_is_refused_and_why() {
+    let s = Scratch::new("check-refused");
+    s.write("tool.json", r#"{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}"#);
+    let out = s.run(&["check", "tool.json", "--translator", "anthropic"]);
+    assert_eq!(out.code, 0, "a refusal is explicit, not lossy: {}", out.all());
+    assert!(out.stdout.contains("anthropic  refused     refuses `anyOf` at the root"), "{}", out.all());
+    assert!(out.stdout.contains("row anthropic/anyOf:at_root at the root: refused (dispositions/anthropic.yaml:"), "{}", out.all());
+    assert!(out.stdout.contains("why: input_schema does not support anyOf at the top level"), "{}", out.all());
+    assert!(!out.stdout.contains("identity"), "--translator selects: {}", out.all());
+}
+
+#[test]
+fn check_says_lossy_with_the_rows_responsible_and_exits_one() {
+    let s = Scratch::new("check-lossy");
+    s.edit("dispositions/identity.yaml", "  minLength: { disposition: preserved }", "  minLength: { disposition: approximated, direction: widening, to: dropped }");
+    s.write("tool.json", OBJECT_SCHEMA);
+    let out = s.run(&["check", "tool.json"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains("identity   widened"), "{}", out.all());
+    assert!(out.stdout.contains("row identity/minLength at `/properties/name`: approximated (widening) to dropped"), "{}", out.all());
+    assert!(out.stdout.contains("reports/identity.md#minlength"), "{}", out.all());
+    assert!(out.stdout.contains("lossy or silent: identity"), "{}", out.all());
+}
+
+#[test]
+fn check_never_stays_silent_about_a_keyword_without_a_row() {
+    let s = Scratch::new("check-norow");
+    s.edit("dispositions/identity.yaml", "  \"*\": { disposition: preserved", "  \"x-known-*\": { disposition: preserved");
+    s.write("tool.json", r#"{"type":"object","properties":{"a":{"type":"string","x-ui":"wide"}}}"#);
+    let out = s.run(&["check", "tool.json"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains("identity   no row"), "{}", out.all());
+    assert!(out.stdout.contains("keyword `x-ui` (form `scalar`) at `/properties/a`: no row"), "{}", out.all());
+    assert!(out.stdout.contains("anthropic  exact"), "anthropic's `*` row covers it: {}", out.all());
+}
+
+#[test]
+fn check_speaks_json_for_scripts() {
+    let s = Scratch::new("check-json");
+    s.write("tool.json", r#"{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}"#);
+    let out = s.run(&["check", "tool.json", "--format", "json"]);
+    // The remote reference cannot be compiled offline: the schema itself is rejected, naming the file.
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("tool.json: does not compile"), "{}", out.all());
+
+    s.write("tool.json", OBJECT_SCHEMA);
+    let out = s.run(&["check", "tool.json", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is JSON");
+    assert_eq!(v["schema"], "tool.json");
+    assert_eq!(v["lossy"], false);
+    assert!(v["instances"].as_u64().is_some_and(|n| n > 5), "candidates were generated: {v}");
+    let verdicts: Vec<(&str, &str)> = v["translators"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| (t["translator"].as_str().unwrap_or_default(), t["verdict"].as_str().unwrap_or_default()))
+        .collect();
+    assert_eq!(verdicts, [("anthropic", "exact"), ("identity", "exact")]);
+}
+
+#[test]
+fn check_errors_name_the_file() {
+    let s = Scratch::new("check-errors");
+    let out = s.run(&["check", "missing.json"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("missing.json: cannot read"), "{}", out.all());
+    s.write("broken.json", "{\"type\": \"object\",\n  \"properties\": }");
+    let out = s.run(&["check", "broken.json"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("broken.json:2:") && out.stderr.contains("not valid JSON"), "{}", out.all());
+    s.write("meta.json", r#"{"type":"object","minLength":"three"}"#);
+    let out = s.run(&["check", "meta.json"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("meta.json: not meta-valid draft 2020-12"), "{}", out.all());
+}
+
+// ---- lint and new ----------------------------------------------------------------------------
+
+#[test]
+fn lint_names_file_and_line_of_a_broken_table() {
+    let s = Scratch::new("lint");
+    s.edit("dispositions/identity.yaml", "  maxLength: { disposition: preserved }", "  maxLenght: { disposition: preserved }");
+    let table = std::fs::read_to_string(s.0.join("dispositions/identity.yaml")).expect("table");
+    let line = table.lines().position(|l| l.contains("maxLenght")).expect("typo row") + 1;
+    let out = s.run(&["lint"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(
+        out.stdout.contains(&format!("dispositions/identity.yaml:{line}: `maxLenght` is not a draft 2020-12 keyword (did you mean `maxLength`?)")),
+        "{}",
+        out.all()
+    );
+    assert!(out.stdout.contains("no row for keyword `maxLength`"), "{}", out.all());
+}
+
+#[test]
+fn new_scaffolds_a_table_that_fails_lint_until_filled_and_is_never_overwritten() {
+    let s = Scratch::new("new");
+    let out = s.run(&["new", "acme-strict"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let path = s.0.join("dispositions/acme-strict.yaml");
+    let text = std::fs::read_to_string(&path).expect("the table was written");
+    assert!(text.contains("translator: acme-strict") && text.contains("  \"$schema\": { disposition: TODO }"), "{text}");
+
+    let lint = s.run(&["lint"]);
+    assert_eq!(lint.code, 1, "{}", lint.all());
+    let todo: Vec<&str> = lint.stdout.lines().filter(|l| l.starts_with("dispositions/acme-strict.yaml:") && l.contains("`disposition: TODO` is not filled in yet")).collect();
+    assert_eq!(todo.len(), 59, "one finding per keyword and boolean subschema:\n{}", lint.all());
+    let pattern_line = text.lines().position(|l| l.starts_with("  pattern:")).expect("pattern row") + 1;
+    assert!(lint.stdout.contains(&format!("dispositions/acme-strict.yaml:{pattern_line}: `pattern`: `disposition: TODO`")), "{}", lint.all());
+
+    std::fs::write(&path, "edited by hand\n").expect("edit");
+    let again = s.run(&["new", "acme-strict"]);
+    assert_eq!(again.code, 2, "{}", again.all());
+    assert!(again.stderr.contains("dispositions/acme-strict.yaml already exists"), "{}", again.all());
+    assert_eq!(std::fs::read_to_string(&path).expect("still there"), "edited by hand\n", "not overwritten");
+
+    let bad = s.run(&["new", "Acme_Strict"]);
+    assert_eq!(bad.code, 2, "{}", bad.all());
+    assert!(bad.stderr.contains("is not a translator name"), "{}", bad.all());
+}
+
+// ---- report ----------------------------------------------------------------------------------
+
+#[test]
+fn report_writes_then_check_shows_a_changed_disposition_as_a_diff() {
+    let s = Scratch::new("report");
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    for f in ["matrix.md", "index.html", "report.json", "anthropic.md", "identity.md"] {
+        assert!(s.0.join("reports").join(f).is_file(), "reports/{f} written: {}", out.all());
+    }
+    let current = s.run(&["report", "--check"]);
+    assert_eq!(current.code, 0, "{}", current.all());
+    assert!(current.stdout.contains("reports/ is current"), "{}", current.all());
+
+    s.edit("dispositions/identity.yaml", "  pattern: { disposition: preserved }", "  pattern: { disposition: approximated, direction: widening, to: description }");
+    let stale = s.run(&["report", "--check"]);
+    assert_eq!(stale.code, 1, "{}", stale.all());
+    assert!(stale.stdout.contains("--- reports/matrix.md (committed)"), "{}", stale.all());
+    assert!(stale.stdout.contains("-| `pattern` | [✓](anthropic.md#pattern) | [✓](identity.md#pattern) |"), "{}", stale.all());
+    assert!(stale.stdout.contains("+| `pattern` | [✓](anthropic.md#pattern) | [+](identity.md#pattern) |"), "{}", stale.all());
+    assert!(stale.stderr.is_empty() || !stale.stderr.contains('\r'), "no progress when stderr is not a terminal: {:?}", stale.stderr);
+}

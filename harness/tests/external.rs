@@ -1,0 +1,262 @@
+//! External translators under faults: an adapter that crashes, hangs, writes garbage, exits early
+//! or answers the wrong id must have each fault reported against the case it hit, with the last
+//! lines of its stderr, while every other case still runs; no process may be left behind.
+//!
+//! The adapters are small Python scripts in `tests/fixtures/adapters/`; `faulty.py` misbehaves on
+//! a schema whose root carries `x-fault: <kind>`. Timeouts are short here (1 s per request) so the
+//! whole file runs in a few seconds.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use libtest_mimic::Arguments;
+use schema_fidelity::corpus::{Case, Instance, Origin};
+use schema_fidelity::external::{self, Adapter, AdapterSpec, Config, ExternalTranslator};
+use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
+use schema_fidelity::project::Project;
+use schema_fidelity::table::{self, Table};
+use schema_fidelity::trials::{self, Loaded};
+use schema_fidelity_translators::{Outcome, Translator};
+use serde_json::{Value, json};
+
+fn root() -> PathBuf {
+    trials::workspace_root()
+}
+
+fn config() -> Config {
+    Config { request_timeout: Duration::from_secs(1), start_timeout: Duration::from_secs(20), max_line_bytes: 100_000, ..Config::default() }
+}
+
+fn adapter(script: &str, args: &[&str], config: Config) -> Arc<Adapter> {
+    let mut command = vec!["python3".to_owned(), format!("harness/tests/fixtures/adapters/{script}")];
+    command.extend(args.iter().map(|a| (*a).to_owned()));
+    Arc::new(Adapter::new(AdapterSpec { command, cwd: root(), install: Some("pip install faulty-translator==0.0.1".to_owned()) }, config))
+}
+
+/// The `identity` table claimed by `name`, which lets `x-fault` through as an annotation.
+fn table(name: &str, run: Option<&str>) -> Table {
+    let text = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    let mut text = text.replacen("translator: identity", &format!("translator: {name}"), 1);
+    if let Some(run) = run {
+        text.push_str(&format!("run: {run}\ninstall: \"pip install faulty-translator==0.0.1\"\n"));
+    }
+    let (table, errors) = table::parse(&text, Path::new(&format!("{name}.yaml")), &root().join("dispositions"));
+    assert!(errors.is_empty(), "{errors:?}");
+    table.expect("table parses")
+}
+
+/// A case whose schema asks the adapter for `fault` (or nothing), with one valid and one invalid
+/// instance so that a correct answer passes the differential check.
+fn case(name: &str, fault: Option<&str>) -> Case {
+    let mut schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    if let Some(fault) = fault {
+        schema["x-fault"] = Value::from(fault);
+    }
+    Case {
+        id: format!("corpus/faults.yaml::{name}"),
+        file: PathBuf::from("corpus/faults.yaml"),
+        line: None,
+        description: String::new(),
+        issues: Vec::new(),
+        schema,
+        instances: vec![
+            Instance { description: "an integer".to_owned(), data: json!({"n": 1}), valid: true },
+            Instance { description: "a string".to_owned(), data: json!({"n": "1"}), valid: false },
+        ],
+        origin: Origin::Own,
+        assert_formats: true,
+    }
+}
+
+/// Whether the process `pid` is gone: dead and reaped (a zombie still has its `/proc` entry).
+fn gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[test]
+fn each_fault_fails_its_own_case_and_the_run_goes_on() {
+    let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    let table = table("faulty", None);
+    let env = Env::default();
+    // (case, fault, what the message must say)
+    let plan: &[(&str, Option<&str>, &[&str])] = &[
+        ("first", None, &[]),
+        ("crash", Some("crash"), &["exited before answering request", "faulty: about to crash on request", "exit status: 3"]),
+        ("after-crash", None, &[]),
+        ("hang", Some("hang"), &["within 1000 ms: the adapter hangs"]),
+        ("after-hang", None, &[]),
+        ("garbage", Some("garbage"), &["is not protocol JSON", "{this is not json"]),
+        ("log-on-stdout", Some("log"), &["is not protocol JSON", "translating..."]),
+        ("oversized", Some("oversized"), &["a line longer than 100000 bytes"]),
+        ("wrong-id", Some("wrong-id"), &["the adapter answered id 100"]),
+        ("early-exit", Some("exit"), &["exited before answering request", "exit status: 0"]),
+        ("not-protocol", Some("not-protocol"), &["breaks protocol/response.schema.json", "dialect"]),
+        ("translator-error", Some("error"), &["the translator failed on request", "not a refusal", "TypeError"]),
+        ("stderr-flood", Some("stderr-flood"), &[]),
+        ("last", None, &[]),
+    ];
+    let mut stopped_pids = Vec::new();
+    for (name, fault, expected) in plan {
+        // Start the adapter if the previous fault stopped it, to know which process this case hits.
+        assert_eq!(faulty.unavailable(), None);
+        let pid_before = faulty.adapter().pid();
+        let verdict = oracle::check(&table, &faulty, &case(name, *fault), &env);
+        if expected.is_empty() {
+            assert!(matches!(verdict, Verdict::Pass(_)), "{name}: {verdict:?}");
+            continue;
+        }
+        let Verdict::Fail(failure) = verdict else { panic!("{name}: expected a failure, got {verdict:?}") };
+        let FailureKind::Fault(fault_message) = &failure.kind else { panic!("{name}: expected a fault, got {:?}", failure.kind) };
+        for fragment in *expected {
+            assert!(fault_message.contains(fragment), "{name}: `{fragment}` not in:\n{fault_message}");
+        }
+        // Reported against the case it hit: the trial message names the case and the table.
+        assert!(failure.message.contains(&format!("case: corpus/faults.yaml::{name}")), "{}", failure.message);
+        assert!(failure.message.contains("translator `faulty` faulted"), "{}", failure.message);
+        if *fault != Some("error") {
+            assert!(fault_message.contains("the next case starts a new one"), "{name}: {fault_message}");
+            stopped_pids.extend(pid_before);
+        }
+    }
+    assert_eq!(stopped_pids.len(), 8, "a process was started and stopped per breaking fault: {stopped_pids:?}");
+    for pid in &stopped_pids {
+        assert!(gone(*pid), "adapter process {pid} was left behind");
+    }
+    let last = faulty.adapter().pid().expect("the adapter runs after the last case");
+    drop(faulty);
+    assert!(gone(last), "dropping the translator stops and reaps its adapter ({last})");
+}
+
+#[test]
+fn the_crash_message_carries_the_last_lines_of_stderr_not_the_flood() {
+    let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    assert!(matches!(faulty.translate(&case("ok", None).schema), Outcome::Projected(_)));
+    let Outcome::Faulted(fault) = faulty.translate(&case("crash", Some("crash")).schema) else { panic!("a crash faults") };
+    assert!(fault.message.contains("stderr:\n  | faulty: about to crash on request 2"), "{}", fault.message);
+
+    let flood = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    assert!(matches!(flood.translate(&case("flood", Some("stderr-flood")).schema), Outcome::Projected(_)));
+    let Outcome::Faulted(fault) = flood.translate(&case("hang", Some("hang")).schema) else { panic!("a hang faults") };
+    assert!(fault.message.contains("last 20 lines of stderr (of 10001)"), "{}", fault.message);
+    assert!(fault.message.contains("faulty: flood done"), "{}", fault.message);
+    assert!(fault.message.lines().count() < 30, "the tail is bounded:\n{}", fault.message);
+}
+
+#[test]
+fn parallel_trials_share_one_process_and_keep_going_past_faults() {
+    let faulty = Arc::new(ExternalTranslator::new("faulty", adapter("faulty.py", &[], config())));
+    let table = Arc::new(table("faulty", None));
+    let faults = ["crash", "garbage", "wrong-id", "exit"];
+    let cases: Vec<Case> = (0..24)
+        .map(|i| if i % 6 == 5 { case(&format!("fault-{i}"), Some(faults[i / 6])) } else { case(&format!("ok-{i}"), None) })
+        .collect();
+    let results: Vec<(String, bool)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .chunks(6)
+            .map(|chunk| {
+                let (faulty, table) = (faulty.clone(), table.clone());
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|c| (c.id.clone(), matches!(oracle::check(&table, faulty.as_ref(), c, &Env::default()), Verdict::Pass(_))))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("no trial thread panics")).collect()
+    });
+    for (id, passed) in &results {
+        assert_eq!(*passed, id.contains("::ok-"), "{id}");
+    }
+    assert_eq!(results.len(), 24);
+}
+
+#[test]
+fn a_missing_runtime_skips_the_trials_with_the_install_command() {
+    let missing = Arc::new(Adapter::new(
+        AdapterSpec {
+            command: vec!["schema-fidelity-no-such-runtime".to_owned(), "adapter.js".to_owned()],
+            cwd: root(),
+            install: Some("npm ci --prefix translators/external/node".to_owned()),
+        },
+        config(),
+    ));
+    let translator = ExternalTranslator::new("missing", missing);
+    let reason = translator.unavailable().expect("unavailable");
+    assert!(reason.contains("`schema-fidelity-no-such-runtime` is not installed"), "{reason}");
+    assert!(reason.contains("install it with `npm ci --prefix translators/external/node`"), "{reason}");
+
+    // Through the trials: every case of the table is reported as ignored, none fails.
+    let loaded = Arc::new(Loaded {
+        project: Project::at(root()),
+        env: Env::default(),
+        tables: vec![("missing".to_owned(), Some(Arc::new(table("missing", Some("[schema-fidelity-no-such-runtime, adapter.js]")))), Vec::new())],
+        cases: vec![Arc::new(case("one", None)), Arc::new(case("two", None))],
+        corpus_errors: Vec::new(),
+    });
+    let list = trials::build(&loaded, &trials::resolver(&loaded, &config()));
+    let args = Arguments { test_threads: Some(1), filter: Some("missing::corpus/".to_owned()), quiet: true, ..Arguments::default() };
+    let conclusion = libtest_mimic::run(&args, list);
+    assert_eq!((conclusion.num_passed, conclusion.num_failed, conclusion.num_ignored), (0, 0, 2));
+}
+
+#[test]
+fn an_adapter_whose_package_is_missing_says_so_in_the_handshake() {
+    let translator = ExternalTranslator::new("faulty", adapter("faulty.py", &["--unavailable"], config()));
+    let reason = translator.unavailable().expect("unavailable");
+    assert!(reason.contains("the package `faulty-translator` is not installed"), "{reason}");
+    assert!(reason.contains("pip install faulty-translator==0.0.1"), "{reason}");
+}
+
+#[test]
+fn an_adapter_that_cannot_start_is_given_up_on_after_three_attempts() {
+    let translator = ExternalTranslator::new("faulty", adapter("faulty.py", &["--die-at-start"], config()));
+    assert_eq!(translator.unavailable(), None, "a start that faults is a failure, not a skip");
+    let messages: Vec<String> = (0..5)
+        .map(|i| match translator.translate(&case(&format!("c{i}"), None).schema) {
+            Outcome::Faulted(f) => f.message,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // The probe above was the first start; two more are tried, then no more.
+    for m in &messages[..2] {
+        assert!(m.contains("the handshake failed: the adapter exited") && m.contains("missing configuration"), "{m}");
+    }
+    for m in &messages[2..] {
+        assert!(m.contains("gave up after 3 failed starts"), "{m}");
+    }
+}
+
+#[test]
+fn a_translator_the_adapter_does_not_serve_faults() {
+    let translator = ExternalTranslator::new("other", adapter("faulty.py", &[], config()));
+    let Outcome::Faulted(fault) = translator.translate(&json!({"type": "object"})) else { panic!("faults") };
+    assert!(fault.message.contains("does not serve translator `other`; it serves: faulty"), "{}", fault.message);
+}
+
+#[test]
+fn unknown_members_pass_unless_validation_is_strict() {
+    let lenient = ExternalTranslator::new("faulty", adapter("faulty.py", &["--chatty"], config()));
+    assert!(matches!(lenient.translate(&json!({"type": "object"})), Outcome::Projected(_)));
+    let strict = ExternalTranslator::new("faulty", adapter("faulty.py", &["--chatty"], Config { strict: true, ..config() }));
+    let Outcome::Faulted(fault) = strict.translate(&json!({"type": "object"})) else { panic!("strict rejects unknown members") };
+    assert!(fault.message.contains("elapsed_ms"), "{}", fault.message);
+}
+
+#[test]
+fn the_identity_adapter_passes_the_own_corpus_like_the_builtin() {
+    let project = Project::at(root());
+    let loaded = trials::load(project, &trials::Selection::All);
+    let table = table("external-identity", None);
+    let translator = ExternalTranslator::new("external-identity", adapter("identity.py", &[], config()));
+    let own: Vec<_> = loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).collect();
+    assert!(!own.is_empty());
+    for case in own {
+        let verdict = oracle::check(&table, &translator, case, &loaded.env);
+        assert!(matches!(verdict, Verdict::Pass(_)), "{}: {verdict:?}", case.id);
+    }
+    let started = translator.adapter().started().expect("started once for the whole corpus");
+    assert_eq!(started.translators, ["external-identity"]);
+    let _ = external::Config::from_env();
+}

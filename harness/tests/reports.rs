@@ -1,0 +1,334 @@
+//! The committed reports: the ratchet (regenerated reports must equal `reports/`), the JSON
+//! report's format, anchors that resolve, and the per-row facts (cases, witnesses) on a translator
+//! built to approximate.
+//!
+//! The ratchet fails with a diff when `reports/` is not current. To rewrite it:
+//!
+//! ```sh
+//! SCHEMA_FIDELITY_BLESS=1 cargo test -p schema-fidelity --test reports
+//! # or
+//! cargo run -p schema-fidelity -- report
+//! ```
+//!
+//! The bless variable is refused when `CI` is set: on CI the committed reports must already be
+//! current. Without the JSON-Schema-Test-Suite only the matrix (which depends on the tables alone)
+//! is compared, since the case counts and witnesses of the other files come from the suite.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use schema_fidelity::corpus::{Case, Instance, Origin};
+use schema_fidelity::oracle::Env;
+use schema_fidelity::project::Project;
+use schema_fidelity::report::model::{self, Corpus, Fingerprint, Report, Tool};
+use schema_fidelity::report::progress::Progress;
+use schema_fidelity::report::{self, anchor, candidates, check, explain, pages};
+use schema_fidelity::table::{self, Table};
+use schema_fidelity::trials::{self, Selection};
+use schema_fidelity_translators::walk;
+use schema_fidelity_translators::{Outcome, Translator};
+use serde_json::{Value, json};
+
+fn project() -> Project {
+    Project::at(trials::workspace_root())
+}
+
+/// The reports of this project, generated once per test process.
+fn generated() -> &'static report::Generated {
+    static GENERATED: OnceLock<report::Generated> = OnceLock::new();
+    GENERATED.get_or_init(|| {
+        let loaded = trials::load(project(), &Selection::All);
+        let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
+        report::generate(&loaded, &resolver, false).expect("the reports generate")
+    })
+}
+
+/// External translators whose runtime or package is missing: their pages cannot be compared.
+fn unavailable_translators() -> Vec<String> {
+    let loaded = trials::load(project(), &Selection::All);
+    let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
+    loaded.tables.iter().filter(|(name, _, _)| resolver(name).is_some_and(|t| t.unavailable().is_some())).map(|(n, _, _)| n.clone()).collect()
+}
+
+#[test]
+fn committed_reports_are_current() {
+    let project = project();
+    let generated = generated();
+    let bless = report::bless_requested().unwrap_or_else(|e| panic!("{e}"));
+    let unavailable = unavailable_translators();
+    let tables_only = project.suite.is_err() || !unavailable.is_empty();
+    if !unavailable.is_empty() {
+        eprintln!("note: {} not installed here (see .ci/run), so only reports/matrix.md and reports/index.html are compared", unavailable.join(", "));
+    }
+    if project.suite.is_err() {
+        eprintln!(
+            "note: the JSON-Schema-Test-Suite is absent, so only reports/matrix.md and reports/index.html are compared \
+             (set {} to check the rest)",
+            schema_fidelity::project::SUITE_ENV
+        );
+    }
+    if bless {
+        assert!(!tables_only, "{} needs the JSON-Schema-Test-Suite and every external translator installed: the committed reports count their cases", report::BLESS_ENV);
+        let changed = report::write(&project, generated).expect("the reports are written");
+        eprintln!("{}: rewrote {changed:?}", report::BLESS_ENV);
+        return;
+    }
+    let diffs = report::differences(&project, generated, tables_only);
+    assert!(
+        diffs.is_empty(),
+        "reports/ is not current. Review the change below, then regenerate with `cargo run -p schema-fidelity -- report` \
+         (or {}=1 cargo test --test reports) and commit it.\n\n{}",
+        report::BLESS_ENV,
+        diffs.join("\n")
+    );
+}
+
+#[test]
+fn reports_are_deterministic() {
+    // Two generations over the own corpus with the built-in translators: the whole corpus is
+    // generated once already (`generated()`), and determinism does not depend on its size.
+    let mut loaded = trials::load(project(), &Selection::All);
+    loaded.cases.retain(|c| c.id.starts_with("corpus/"));
+    let first = report::generate(&loaded, &trials::builtin_resolver(), false).expect("the reports generate");
+    let again = report::generate(&loaded, &trials::builtin_resolver(), false).expect("the reports generate");
+    for (name, text) in &first.files {
+        assert_eq!(Some(text), again.files.get(name), "{name} differs between two runs");
+    }
+    assert_eq!(first.files.len(), again.files.len());
+}
+
+fn report_schema() -> jsonschema::Validator {
+    let path = trials::workspace_root().join("schemas").join("report.schema.json");
+    let text = std::fs::read_to_string(&path).expect("schemas/report.schema.json exists");
+    let schema: Value = serde_json::from_str(&text).expect("the report schema is JSON");
+    jsonschema::draft202012::meta::validate(&schema).expect("the report schema is valid draft 2020-12");
+    jsonschema::draft202012::new(&schema).expect("the report schema compiles")
+}
+
+fn assert_follows_schema(what: &str, report: &Value) {
+    let validator = report_schema();
+    let errors: Vec<String> = validator.iter_errors(report).map(|e| format!("  at `{}`: {e}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{what} breaks schemas/report.schema.json:\n{}", errors.join("\n"));
+}
+
+#[test]
+fn report_json_follows_its_schema() {
+    let json: Value = serde_json::from_str(&generated().files["report.json"]).expect("report.json is JSON");
+    assert_follows_schema("the generated report.json", &json);
+    let committed = std::fs::read_to_string(report::reports_dir(&project()).join("report.json")).expect("reports/report.json is committed");
+    let committed: Value = serde_json::from_str(&committed).expect("the committed report.json is JSON");
+    assert_follows_schema("the committed reports/report.json", &committed);
+}
+
+#[test]
+fn report_schema_rejects_what_it_should() {
+    let mut json: Value = serde_json::from_str(&generated().files["report.json"]).expect("report.json is JSON");
+    json["translators"][0]["rows"][0]["disposition"] = json!("kept");
+    assert!(!report_schema().is_valid(&json), "an unknown disposition is rejected");
+    let mut json: Value = serde_json::from_str(&generated().files["report.json"]).expect("report.json is JSON");
+    json["tables"]["hash"] = json!("sha1:00");
+    assert!(!report_schema().is_valid(&json), "a hash in another form is rejected");
+}
+
+/// The anchors a page defines: GitHub heading anchors and explicit `<a id>`s.
+fn anchors_of(page: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in page.lines() {
+        if let Some(h) = line.strip_prefix("### ").or_else(|| line.strip_prefix("## ")) {
+            out.insert(anchor::github_slug(h));
+        }
+        if let Some(rest) = line.strip_prefix("<a id=\"")
+            && let Some((id, _)) = rest.split_once('"')
+        {
+            out.insert(id.to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn every_matrix_link_lands_on_an_anchor_and_every_row_has_one() {
+    let files = &generated().files;
+    let mut links = 0;
+    for source in ["matrix.md", "index.html"] {
+        let text = &files[source];
+        for (at, _) in text.match_indices(".md#") {
+            let is_name = |c: char| c.is_ascii_alphanumeric() || c == '-';
+            let page_start = text[..at].rfind(|c: char| !is_name(c)).map_or(0, |i| i + 1);
+            let page = &text[page_start..at];
+            let anchor: String = text[at + 4..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+            let target = files.get(&format!("{page}.md")).unwrap_or_else(|| panic!("{source} links to {page}.md, which is not generated"));
+            assert!(anchors_of(target).contains(&anchor), "{source} links to {page}.md#{anchor}, which that page does not define");
+            links += 1;
+        }
+    }
+    assert!(links > 100, "the matrix links its cells ({links} links)");
+    for t in &generated().report.translators {
+        let defined = anchors_of(&files[&format!("{}.md", t.name)]);
+        let mut seen = BTreeSet::new();
+        for row in &t.rows {
+            assert!(defined.contains(&row.anchor), "{}: row {} has no anchor `{}` on its page", t.name, row.citation, row.anchor);
+            assert!(seen.insert(row.anchor.clone()), "{}: anchor `{}` is used twice", t.name, row.anchor);
+        }
+    }
+}
+
+#[test]
+fn the_issue_examples_have_the_anchors_it_names() {
+    let anthropic = generated().report.translators.iter().find(|t| t.name == "anthropic").expect("anthropic is reported");
+    let row = anthropic.rows.iter().find(|r| r.key == "anyOf" && r.refinement.as_deref() == Some("at_root")).expect("anyOf at_root row");
+    assert_eq!(row.anchor, "anyof-at-root");
+    assert_eq!(row.citation, "anthropic/anyOf:at_root");
+    assert_eq!(row.disposition, "refused");
+    assert!(row.cases.is_some(), "anthropic is run over the corpus");
+    let uri = anthropic.rows.iter().find(|r| r.key == "$ref" && r.refinement.as_deref() == Some("uri")).expect("$ref uri row");
+    assert_eq!((uri.anchor.as_str(), uri.citation.as_str()), ("ref-uri", "anthropic/$ref:uri"));
+    assert!(generated().files["anthropic.md"].contains("### `anyOf` at root"));
+}
+
+// ---- per-row facts on a translator that approximates ------------------------------------------
+
+/// Drops `pattern` (declared: approximated, widening) and `const` (declared preserved, marked as a
+/// known violation) everywhere.
+struct Dropper;
+
+fn drop_keywords(schema: &Value) -> Value {
+    let mapped = walk::map_children(schema, |c| Ok::<_, ()>(drop_keywords(c.schema))).unwrap_or_else(|()| schema.clone());
+    match mapped {
+        Value::Object(mut map) => {
+            map.remove("pattern");
+            map.remove("const");
+            Value::Object(map)
+        }
+        other => other,
+    }
+}
+
+impl Translator for Dropper {
+    fn name(&self) -> &str {
+        "dropper"
+    }
+    fn translate(&self, source: &Value) -> Outcome {
+        Outcome::json_schema(drop_keywords(source))
+    }
+}
+
+fn dropper_table() -> Table {
+    let identity = std::fs::read_to_string(trials::workspace_root().join("dispositions/identity.yaml")).expect("identity table");
+    let text = identity
+        .replace("translator: identity", "translator: dropper")
+        .replace("  pattern: { disposition: preserved }", "  pattern: { disposition: approximated, direction: widening, to: dropped, note: \"dropped\" }")
+        .replace(
+            "  const: { disposition: preserved }",
+            "  const: { disposition: preserved, known_violation: { issue: \"demo#1\", direction: widening } }",
+        );
+    let (table, errors) = table::parse(&text, Path::new("dispositions/dropper.yaml"), Path::new("dispositions"));
+    assert!(errors.is_empty(), "{errors:?}");
+    table.expect("the dropper table parses")
+}
+
+fn case(name: &str, schema: Value, instances: &[(Value, bool)]) -> Arc<Case> {
+    Arc::new(Case {
+        id: format!("corpus/demo.yaml::{name}"),
+        file: "corpus/demo.yaml".into(),
+        line: None,
+        description: name.to_owned(),
+        issues: Vec::new(),
+        schema,
+        instances: instances.iter().map(|(d, v)| Instance { description: format!("{d}"), data: d.clone(), valid: *v }).collect(),
+        origin: Origin::Own,
+        assert_formats: true,
+    })
+}
+
+fn demo_cases() -> Vec<Arc<Case>> {
+    let code = json!({ "type": "object", "properties": { "code": { "type": "string", "pattern": "^[a-z]+$" } }, "required": ["code"] });
+    let mode = json!({ "type": "object", "properties": { "mode": { "const": "fast" } }, "required": ["mode"] });
+    let both = json!({ "type": "object", "properties": { "code": { "pattern": "^[a-z]+$" }, "mode": { "const": "fast" } } });
+    vec![
+        // Both rows present: a witness here could be either's, so it is not the one shown.
+        case("both", both, &[(json!({ "code": "abc" }), true), (json!({ "code": "X" }), false), (json!({ "mode": "m" }), false)]),
+        case("code", code, &[(json!({ "code": "abc" }), true), (json!({ "code": "ABC" }), false)]),
+        case("mode", mode, &[(json!({ "mode": "fast" }), true), (json!({ "mode": "slow" }), false)]),
+    ]
+}
+
+fn demo_report() -> (Table, model::TranslatorReport) {
+    let table = dropper_table();
+    let runs = model::run_translator(&table, &Dropper, &demo_cases(), &Env::default(), &Progress::quiet());
+    let report = model::translator_report("dropper", "dispositions/dropper.yaml", Some(&table), Vec::new(), Some((&Dropper, &runs)));
+    (table, report)
+}
+
+#[test]
+fn an_approximation_gets_the_least_ambiguous_witness_and_its_case_count() {
+    let (_, report) = demo_report();
+    let pattern = report.rows.iter().find(|r| r.key == "pattern").expect("pattern row");
+    assert_eq!(pattern.cases, Some(2));
+    let w = pattern.witness.as_ref().expect("a witness for the approximation");
+    assert_eq!((w.case.as_str(), &w.instance, w.explained_by), ("corpus/demo.yaml::code", &json!({ "code": "ABC" }), 1));
+    assert_eq!((w.source_accepts, w.projection_accepts, w.direction.as_str()), (false, true, "widening"));
+
+    let konst = report.rows.iter().find(|r| r.key == "const").expect("const row");
+    let w = konst.witness.as_ref().expect("a witness for the known violation");
+    assert_eq!(w.instance, json!({ "mode": "slow" }));
+    let trials = report.trials.as_ref().expect("run");
+    assert_eq!((trials.passed, trials.known_violations, trials.failed), (2, 1, 0), "{trials:?}");
+
+    let preserved = report.rows.iter().find(|r| r.key == "type").expect("type row");
+    assert!(preserved.witness.is_none(), "a preserved row has no witness");
+}
+
+#[test]
+fn the_page_shows_the_witness_and_the_known_violation() {
+    let (_, t) = demo_report();
+    let r = Report {
+        format: model::FORMAT_VERSION,
+        tool: Tool { name: "schema-fidelity".into(), version: "0.0.0".into() },
+        tables: Fingerprint { hash: "fnv1a64:0000000000000000".into(), files: 1 },
+        corpus: Corpus { own: Fingerprint { hash: "fnv1a64:0000000000000000".into(), files: 1 }, own_cases: 3, suite: None, errors: Vec::new() },
+        translators: vec![t],
+    };
+    let page = pages::page(&r.translators[0], &r);
+    assert!(page.contains("**Witness** (widening): `{\"code\":\"ABC\"}`: the source rejects it, the projection accepts it"), "{page}");
+    assert!(page.contains("**Known violation** (widening, `demo#1`)"), "{page}");
+    assert!(page.contains("- + [`pattern`](#pattern) approximated: widening, to dropped: dropped"), "{page}");
+    assert_follows_schema("a report with witnesses and known violations", &serde_json::to_value(&r).expect("serializes"));
+}
+
+#[test]
+fn check_reports_a_widening_with_its_witness_and_row() {
+    let table = dropper_table();
+    let schema = json!({ "type": "object", "properties": { "code": { "type": "string", "pattern": "^[a-z]+$" } }, "required": ["code"] });
+    let targets = [check::Target { table: &table, translator: &Dropper }];
+    let out = check::check("tool.json", &schema, &targets, candidates::candidate_instances(&schema), &Env::default()).expect("checks");
+    let t = &out.translators[0];
+    assert_eq!(t.verdict, check::CheckVerdict::Widened);
+    assert!(out.lossy);
+    assert_eq!(t.rows.iter().map(|r| r.citation.as_str()).collect::<Vec<_>>(), ["dropper/pattern"]);
+    assert_eq!(t.rows[0].pointer, "/properties/code");
+    let w = t.witnesses.first().expect("a candidate tells source and projection apart");
+    assert!(!w.schema_accepts && w.projection_accepts);
+    assert_eq!(w.rows, ["dropper/pattern"]);
+    let text = check::render_text(&out);
+    assert!(text.contains("dropper  widened") && text.contains("row dropper/pattern at `/properties/code`"), "{text}");
+}
+
+#[test]
+fn explain_finds_a_live_witness_when_the_corpus_has_none() {
+    let table = dropper_table();
+    // Only a valid instance: the corpus shows no witness, the generated candidates do.
+    let cases = vec![case(
+        "code-valid-only",
+        json!({ "type": "object", "properties": { "code": { "type": "string", "pattern": "^[a-z]+$" } }, "required": ["code"] }),
+        &[(json!({ "code": "abc" }), true)],
+    )];
+    let rows = explain::find_rows(&table, "pattern", None).expect("pattern row");
+    let text = explain::explain(&table, &rows, Some(&Dropper), &cases, &Env::default(), false);
+    assert!(text.contains("dropper/pattern  (reports/dropper.md#pattern)"), "{text}");
+    assert!(text.contains("table:       dispositions/dropper.yaml:"), "{text}");
+    assert!(text.contains("cases:       1 use it"), "{text}");
+    assert!(text.contains("on generated instances"), "{text}");
+    assert!(text.contains("the source rejects it, the projection accepts it"), "{text}");
+}

@@ -1,0 +1,43 @@
+"""Adapter: pydantic-ai's `GoogleJsonSchemaTransformer`, the rewrite pydantic-ai applies to a tool's
+JSON Schema before `GoogleModel` sends it to Gemini as `parametersJsonSchema` (`const` to a
+one-value `enum`, string `format` into the description, `exclusiveMinimum`/`exclusiveMaximum`,
+`title`, `examples` and `discriminator` removed, single-member unions collapsed).
+
+Table: dispositions/pydantic-ai-google.yaml.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from sf_adapter import serve  # noqa: E402
+
+PACKAGE = "pydantic-ai-slim"
+
+try:
+    from importlib.metadata import version
+
+    from pydantic_ai.profiles.google import GoogleJsonSchemaTransformer
+
+    unavailable = None
+    package_version = version(PACKAGE)
+except ImportError as error:
+    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
+    package_version = "not installed"
+
+
+def translate(schema):
+    # What `GoogleModel` does per tool: `GoogleJsonSchemaTransformer(schema, strict=...).walk()`.
+    # `strict` only decides the flag it sends (VALIDATED mode), not the rewrite, so it is left unset.
+    projection = GoogleJsonSchemaTransformer(schema).walk()
+    return {"schema": projection, "dialect": "json-schema"}
+
+
+serve(
+    "pydantic-ai-google",
+    package_version,
+    {"pydantic-ai-google": translate},
+    packages={PACKAGE: package_version},
+    unavailable=unavailable,
+)

@@ -1,0 +1,828 @@
+//! `gemini`: Gemini `FunctionDeclaration.parametersJsonSchema`, the JSON Schema subset.
+//!
+//! Gemini accepts a JSON Schema *subset* for tool parameters: `$id, $defs, $ref, $anchor, type,
+//! format, title, description, enum (strings and numbers), items, prefixItems, minItems, maxItems,
+//! minimum, maximum, anyOf, oneOf (read as anyOf), properties, additionalProperties, required`
+//! and `propertyOrdering`; a `$ref` may have no siblings but `$`-keywords; cycles may only run
+//! through non-required properties. This translator keeps what the subset says and otherwise
+//! either rewrites exactly or names what it loses:
+//!
+//! - **Exact rewrites.** A conjunction (`allOf`, a `$ref` with siblings) becomes single-branch
+//!   `anyOf`/`oneOf` slots: `{anyOf: [A]}` is `A`, and a node holds two slots, so
+//!   `{.., anyOf: [A], oneOf: [{anyOf: [B], oneOf: [C]}]}` is `.. ∧ A ∧ B ∧ C` without merging
+//!   keywords (merging is where peers override siblings, D10). `const` becomes `enum` (a string or
+//!   number), `type: "null"`, or for objects and arrays the structure that pins the value.
+//!   A `false` subschema becomes an unsatisfiable schema (never `{}`); `items: false` becomes
+//!   `maxItems`. Non-recursive references are inlined, so no `$ref` ever has siblings.
+//! - **Named widenings.** Keywords outside the subset (`pattern`, `minLength`, `not`,
+//!   `if`/`then`/`else`, `uniqueItems`, ...) are spilled into `description` and no longer enforced.
+//!   `oneOf` becomes `anyOf` (exact only when the branches are provably disjoint). Boolean
+//!   `enum`/`const` values widen to `type: "boolean"`: the subset's `enum` holds strings and numbers.
+//! - **Recursion.** A cycle through a non-required property stays a `$ref` into a generated root
+//!   `$defs` (the provider unrolls it to a limited depth: a narrowing the table names). A cycle that
+//!   runs only through required properties, items or combinators is unrolled twice and then *cut*
+//!   to the unsatisfiable schema, at every place it loops (mutual recursion included, opencode
+//!   #1585): a named narrowing.
+//! - **Refusals.** References to other documents (`$ref` to a URI) and `$dynamicRef`; roots that are
+//!   not `type: "object"` (the declaration "must describe an object", and forcing one is opencode
+//!   #1667).
+//!
+//! The reference resolver, the refusal scan and the spill text live here too: `gemini-proto`
+//! shares them.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value, json};
+
+use crate::form::Form;
+use crate::model::{Outcome, Refusal, Translator};
+use crate::walk::{self, Occurrence};
+
+/// Gemini `parametersJsonSchema` (JSON Schema subset).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Gemini;
+
+impl Translator for Gemini {
+    fn name(&self) -> &str {
+        "gemini"
+    }
+
+    fn translate(&self, source: &Value) -> Outcome {
+        let refused = |o: &Occurrence<'_>| match o.keyword {
+            "$ref" if Form::of(o.keyword, o.value) == Form::Uri => Some(URI_REFUSAL),
+            "$dynamicRef" => Some("`$dynamicRef` resolves by dynamic scope, which the subset has no way to express"),
+            _ => None,
+        };
+        if let Err(refusal) = scan(source, refused) {
+            return Outcome::Refused(refusal);
+        }
+        let mut build = Build { doc: Document::new(source), defs: Vec::new(), nodes: 0 };
+        match build.finish() {
+            Ok(schema) => Outcome::json_schema(schema),
+            Err(refusal) => Outcome::Refused(refusal),
+        }
+    }
+}
+
+// ---- shared with gemini-proto ------------------------------------------------------------------
+
+/// Why a reference to another document is refused.
+pub(super) const URI_REFUSAL: &str = "the reference names another document; the provider fetches nothing and the translator resolves only `#` fragments";
+
+/// The limit a projection nesting deeper than [`walk::MAX_DEPTH`] cites.
+pub(super) const LIMIT_DEPTH: &str = "limit:max-depth";
+/// The limit a projection larger than [`MAX_NODES`] cites.
+pub(super) const LIMIT_SIZE: &str = "limit:schema-size";
+/// The limit a source written against another meta-schema cites.
+pub(super) const LIMIT_META_SCHEMA: &str = "limit:meta-schema";
+/// The largest projection either Gemini translator emits, in schema nodes.
+pub(super) const MAX_NODES: usize = 20_000;
+
+/// The only meta-schema the translators read sources against.
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A count keyword's value (`minItems: 2.0` is the count 2).
+pub(super) fn count(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        let f = value.as_f64()?;
+        // Below 2^53 an f64 holds every integer exactly, so the cast loses nothing.
+        (f >= 0.0 && f.fract() == 0.0 && f < 9.0e15).then_some(f as u64)
+    })
+}
+
+/// Refuse a source whose root is not `type: "object"` (both Gemini forms require an object root)
+/// or which holds a keyword `refused` names, citing the first such occurrence.
+pub(super) fn scan(source: &Value, refused: impl Fn(&Occurrence<'_>) -> Option<&'static str>) -> Result<(), Refusal> {
+    let occurrences = walk::occurrences(source).map_err(|e| Refusal::new(LIMIT_DEPTH, e.pointer.clone(), e.to_string()))?;
+    if source.get("type") != Some(&Value::from("object")) {
+        return Err(Refusal::new(
+            "type",
+            "",
+            "the function's parameters must be an object schema (`type: \"object\"` at the root); forcing one onto another root changes what it accepts (opencode #1667)",
+        ));
+    }
+    for occurrence in &occurrences {
+        if occurrence.keyword == "$schema" && occurrence.value.as_str().map(|s| s.trim_end_matches('#')) != Some(DRAFT_2020_12) {
+            return Err(Refusal::new(
+                LIMIT_META_SCHEMA,
+                occurrence.pointer.clone(),
+                format!("the source declares the meta-schema {}; only draft 2020-12 is read (another meta-schema may turn vocabularies off, and it is not fetched)", occurrence.value),
+            ));
+        }
+        if let Some(reason) = refused(occurrence) {
+            return Err(Refusal::new(occurrence.keyword, occurrence.pointer.clone(), reason));
+        }
+    }
+    Ok(())
+}
+
+/// A refusal citing the depth limit at `pointer`.
+pub(super) fn too_deep(pointer: &str) -> Refusal {
+    Refusal::new(LIMIT_DEPTH, pointer, format!("the projection nests deeper than {} levels", walk::MAX_DEPTH))
+}
+
+/// A refusal citing the size limit at `pointer`.
+pub(super) fn too_large(pointer: &str) -> Refusal {
+    Refusal::new(LIMIT_SIZE, pointer, format!("the projection would exceed {MAX_NODES} schema nodes (Gemini rejects schemas with \"too many states\")"))
+}
+
+/// The source document, for resolving `#` references the way draft 2020-12 does: a fragment is
+/// read against the nearest enclosing schema resource (a node with `$id`), either as a JSON
+/// pointer or as a plain-name anchor (`$anchor`, or `$dynamicAnchor`, which is also one).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Document<'a> {
+    root: &'a Value,
+}
+
+impl<'a> Document<'a> {
+    pub(super) fn new(root: &'a Value) -> Self {
+        Self { root }
+    }
+
+    /// The value at a JSON pointer (`""` is the root).
+    pub(super) fn at(&self, pointer: &str) -> Option<&'a Value> {
+        self.root.pointer(pointer)
+    }
+
+    /// The pointer of the schema resource holding the node at `pointer`: the nearest node at or
+    /// above it with a string `$id`, else the document root.
+    fn resource_root(&self, pointer: &str) -> String {
+        let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
+        for len in (1..=tokens.len()).rev() {
+            let prefix: String = tokens[..len].iter().map(|t| format!("/{t}")).collect();
+            if self.at(&prefix).and_then(|v| v.get("$id")).is_some_and(Value::is_string) {
+                return prefix;
+            }
+        }
+        String::new()
+    }
+
+    /// The pointer of the schema a reference held by the node at `holder` names.
+    ///
+    /// # Errors
+    /// A sentence saying why the reference does not resolve in this document.
+    pub(super) fn resolve(&self, holder: &str, reference: &str) -> Result<String, String> {
+        let Some(fragment) = reference.strip_prefix('#') else {
+            return Err(format!("`{reference}`: {URI_REFUSAL}"));
+        };
+        let fragment = percent_decode(fragment).ok_or_else(|| format!("`{reference}` is not a valid percent-encoded fragment"))?;
+        let base = self.resource_root(holder);
+        let target = if fragment.is_empty() || fragment.starts_with('/') {
+            format!("{base}{fragment}")
+        } else {
+            self.anchor(&base, &fragment).ok_or_else(|| format!("`{reference}`: no anchor `{fragment}` in this resource"))?
+        };
+        match self.at(&target) {
+            Some(v) if walk::is_schema(v) => Ok(target),
+            _ => Err(format!("`{reference}` does not name a schema in this document")),
+        }
+    }
+
+    /// The node of resource `base` declaring the plain-name anchor `name`; nested resources (their
+    /// own `$id`) keep their anchors to themselves.
+    fn anchor(&self, base: &str, name: &str) -> Option<String> {
+        let mut stack = vec![(self.at(base)?, base.to_owned(), 0usize)];
+        while let Some((node, pointer, depth)) = stack.pop() {
+            if depth > walk::MAX_DEPTH {
+                return None;
+            }
+            if depth > 0 && node.get("$id").is_some_and(Value::is_string) {
+                continue;
+            }
+            if ["$anchor", "$dynamicAnchor"].iter().any(|k| node.get(*k).and_then(Value::as_str) == Some(name)) {
+                return Some(pointer);
+            }
+            for child in walk::children(node) {
+                stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), depth + 1));
+            }
+        }
+        None
+    }
+}
+
+/// Decode `%XX` escapes (a URI fragment holding a JSON pointer is percent-encoded).
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// What a translator tells the model about keywords it could not express, and the annotations it
+/// moved into the description.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Notes {
+    /// Assertions the projection no longer enforces (each a named widening in the table).
+    pub(super) unenforced: Vec<String>,
+    /// Annotations that have no field of their own in the target.
+    pub(super) annotations: Vec<String>,
+}
+
+impl Notes {
+    pub(super) fn unenforced(&mut self, keyword: &str, value: &Value) {
+        self.unenforced.push(format!("{keyword}: {value}"));
+    }
+
+    pub(super) fn annotate(&mut self, keyword: &str, value: &Value) {
+        self.annotations.push(format!("{keyword}: {value}"));
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.unenforced.is_empty() && self.annotations.is_empty()
+    }
+
+    /// The description text: the source's own, then the annotations, then what is not enforced.
+    pub(super) fn describe(&self, own: Option<&str>) -> Option<String> {
+        let mut parts: Vec<String> = own.filter(|d| !d.is_empty()).map(str::to_owned).into_iter().collect();
+        if !self.annotations.is_empty() {
+            parts.push(format!("({})", self.annotations.join("; ")));
+        }
+        if !self.unenforced.is_empty() {
+            parts.push(format!("Must also satisfy (not enforced by this schema): {}.", self.unenforced.join("; ")));
+        }
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
+    }
+}
+
+/// An integral f64 as a JSON integer (`1`, not `1.0`), where it fits.
+pub(super) fn whole(x: f64) -> Option<Value> {
+    // Within ±2^53 an f64 holds every integer exactly, so the cast loses nothing.
+    (x.fract() == 0.0 && x.abs() < 9.0e15).then_some(Value::from(x as i64))
+}
+
+/// JSON types as a bit set, for proving `oneOf` branches disjoint. `integer` counts as `number`
+/// (they overlap), so the proof stays conservative.
+fn type_bits(name: &str) -> u8 {
+    match name {
+        "null" => 1,
+        "boolean" => 2,
+        "object" => 4,
+        "array" => 8,
+        "number" | "integer" => 16,
+        "string" => 32,
+        _ => 0,
+    }
+}
+
+fn value_bits(value: &Value) -> u8 {
+    match value {
+        Value::Null => 1,
+        Value::Bool(_) => 2,
+        Value::Object(_) => 4,
+        Value::Array(_) => 8,
+        Value::Number(_) => 16,
+        Value::String(_) => 32,
+    }
+}
+
+/// The JSON types a schema can accept, as far as its own `type`, `const` and `enum` say (63: all).
+fn accepted_types(schema: &Value) -> u8 {
+    match schema {
+        Value::Bool(false) => 0,
+        Value::Object(map) => {
+            let mut bits = 63;
+            match map.get("type") {
+                Some(Value::String(t)) => bits &= type_bits(t),
+                Some(Value::Array(ts)) => bits &= ts.iter().filter_map(Value::as_str).map(type_bits).fold(0, |a, b| a | b),
+                _ => {}
+            }
+            if let Some(c) = map.get("const") {
+                bits &= value_bits(c);
+            }
+            if let Some(Value::Array(values)) = map.get("enum") {
+                bits &= values.iter().map(value_bits).fold(0, |a, b| a | b);
+            }
+            bits
+        }
+        _ => 63,
+    }
+}
+
+/// JSON equality as draft 2020-12 reads it (numbers compare by value: `1 == 1.0`).
+pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w))),
+        _ => a == b,
+    }
+}
+
+/// The values a branch pins property `name` to, when it requires the property and gives it a
+/// `const` or an `enum`.
+fn discriminator_values<'v>(branch: &'v Value, name: &str) -> Option<Vec<&'v Value>> {
+    let required = branch.get("required")?.as_array()?;
+    if !required.iter().any(|r| r.as_str() == Some(name)) {
+        return None;
+    }
+    let property = branch.get("properties")?.get(name)?;
+    if let Some(c) = property.get("const") {
+        return Some(vec![c]);
+    }
+    property.get("enum")?.as_array().map(|values| values.iter().collect())
+}
+
+/// Whether no instance can match two of `branches`, so that `oneOf` reads the same as `anyOf`:
+/// pairwise disjoint accepted types, or a required property pinned to pairwise disjoint values.
+pub(super) fn provably_disjoint(branches: &[Value]) -> bool {
+    let types: Vec<u8> = branches.iter().map(accepted_types).collect();
+    let pairs = || (0..branches.len()).flat_map(|i| (i + 1..branches.len()).map(move |j| (i, j)));
+    if pairs().all(|(i, j)| types[i] & types[j] == 0) {
+        return true;
+    }
+    let Some(first) = branches.iter().find_map(|b| b.get("required").and_then(Value::as_array)) else { return false };
+    first.iter().filter_map(Value::as_str).any(|name| {
+        let values: Option<Vec<Vec<&Value>>> = branches.iter().map(|b| if b == &Value::Bool(false) { Some(Vec::new()) } else { discriminator_values(b, name) }).collect();
+        values.is_some_and(|values| pairs().all(|(i, j)| values[i].iter().all(|a| values[j].iter().all(|b| !json_equal(a, b)))))
+    })
+}
+
+/// Whether `name` is listed in the node's `required`.
+fn is_required(node: &Map<String, Value>, name: &str) -> bool {
+    node.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name)))
+}
+
+// ---- the JSON Schema subset --------------------------------------------------------------------
+
+/// How often a cycle that the provider may not unroll (no non-required property on it) is
+/// unrolled by the translator before it is cut.
+const MAX_UNROLL: usize = 2;
+
+/// Keywords outside the subset whose assertions are spilled into `description`, unenforced.
+const SPILLED: &[&str] = &[
+    "dependencies",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "minContains",
+    "maxContains",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+    "patternProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+];
+
+/// Annotations without a field in the subset, moved into `description`; acceptance is unchanged.
+const ANNOTATIONS: &[&str] = &["default", "examples", "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType", "contentSchema"];
+
+/// The schema that accepts nothing, written in the subset: what a `false` subschema, an empty
+/// `enum` and a cut recursion become. Never `{}`.
+fn never() -> Value {
+    json!({"description": "No value is valid here.", "type": "number", "minimum": 1, "maximum": 0})
+}
+
+/// One conjunct of a node: a disjunction (an `anyOf`) or a single schema.
+enum Slot {
+    Any(Vec<Value>),
+    All(Value),
+}
+
+impl Slot {
+    fn into_list(self) -> Vec<Value> {
+        match self {
+            Self::Any(list) => list,
+            Self::All(schema) => vec![schema],
+        }
+    }
+
+    fn into_schema(self) -> Value {
+        match self {
+            Self::Any(list) => json!({ "anyOf": list }),
+            Self::All(schema) => schema,
+        }
+    }
+}
+
+/// The conjunction of `slots` as one schema: `{anyOf: [left], oneOf: [right]}`, halves nested,
+/// so a thousand conjuncts nest ten levels, not a thousand.
+fn chain(mut slots: Vec<Slot>) -> Value {
+    if slots.len() == 1 {
+        return slots.remove(0).into_schema();
+    }
+    let right = slots.split_off(slots.len() / 2);
+    let left = if slots.len() == 1 { slots.remove(0).into_list() } else { vec![chain(slots)] };
+    json!({ "anyOf": left, "oneOf": [chain(right)] })
+}
+
+/// A schema node on the path being projected (reached structurally or through a reference).
+struct Frame {
+    target: String,
+    /// How many non-required properties the path had stepped into when the target was entered.
+    optional_at_entry: usize,
+}
+
+struct Build<'a> {
+    doc: Document<'a>,
+    /// Targets kept as `$ref` (allowed cycles): (source pointer, name in `$defs`, projection).
+    defs: Vec<(String, String, Option<Value>)>,
+    nodes: usize,
+}
+
+impl Build<'_> {
+    fn finish(&mut self) -> Result<Value, Refusal> {
+        let root = self.doc.root;
+        let mut out = self.project(root, "", &mut Vec::new(), 0, 0)?;
+        while let Some(index) = self.defs.iter().position(|(_, _, projected)| projected.is_none()) {
+            let target = self.defs[index].0.clone();
+            let node = self.doc.at(&target).ok_or_else(|| Refusal::new("$ref", target.clone(), "the reference target vanished"))?;
+            let projected = self.project(node, &target, &mut Vec::new(), 0, 0)?;
+            self.defs[index].2 = Some(projected);
+        }
+        if !self.defs.is_empty() {
+            let defs: Map<String, Value> = self.defs.drain(..).map(|(_, name, projected)| (name, projected.unwrap_or_else(never))).collect();
+            if let Value::Object(map) = &mut out {
+                map.insert("$defs".to_owned(), Value::Object(defs));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The `$defs` name of a target kept as a reference, registering it on first use.
+    fn def_name(&mut self, target: &str) -> String {
+        if let Some((_, name, _)) = self.defs.iter().find(|(t, _, _)| t == target) {
+            return name.clone();
+        }
+        let last = target.rsplit('/').next().unwrap_or_default();
+        let stem: String = last.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        let stem = if stem.is_empty() { "root".to_owned() } else { stem };
+        let mut name = stem.clone();
+        let mut n = 2;
+        while self.defs.iter().any(|(_, taken, _)| *taken == name) {
+            name = format!("{stem}_{n}");
+            n += 1;
+        }
+        self.defs.push((target.to_owned(), name.clone(), None));
+        name
+    }
+
+    fn project(&mut self, schema: &Value, pointer: &str, frames: &mut Vec<Frame>, optional: usize, depth: usize) -> Result<Value, Refusal> {
+        if depth > walk::MAX_DEPTH {
+            return Err(too_deep(pointer));
+        }
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(too_large(pointer));
+        }
+        // Every node on the path is a frame, so a reference back to an ancestor is seen as the
+        // cycle it is on its first visit, not after one needless unrolling.
+        frames.push(Frame { target: pointer.to_owned(), optional_at_entry: optional });
+        let projected = match schema {
+            Value::Bool(true) => Ok(json!({})),
+            Value::Object(map) => self.project_object(map, pointer, frames, optional, depth),
+            _ => Ok(never()),
+        };
+        frames.pop();
+        projected
+    }
+
+    fn reference(&mut self, holder: &str, reference: &str, frames: &mut Vec<Frame>, optional: usize, depth: usize) -> Result<Value, Refusal> {
+        let target = self.doc.resolve(holder, reference).map_err(|m| Refusal::new("$ref", holder, m))?;
+        let entered: Vec<usize> = frames.iter().filter(|f| f.target == target).map(|f| f.optional_at_entry).collect();
+        if let Some(&nearest) = entered.last() {
+            if optional > nearest {
+                // The cycle runs through a non-required property: the provider may unroll it.
+                let name = self.def_name(&target);
+                return Ok(json!({ "$ref": format!("#/$defs/{name}") }));
+            }
+            if entered.len() > MAX_UNROLL {
+                let mut cut = never();
+                cut["description"] = Value::from(format!(
+                    "Recursion through `{reference}` cut here: it loops only through required properties, which the provider cannot unroll."
+                ));
+                return Ok(cut);
+            }
+        }
+        let node = self.doc.at(&target).ok_or_else(|| Refusal::new("$ref", holder, "the reference target vanished"))?;
+        self.project(node, &target, frames, optional, depth + 1)
+    }
+
+    #[allow(clippy::too_many_lines)] // one arm per keyword reads better than a table of closures
+    fn project_object(&mut self, map: &Map<String, Value>, pointer: &str, frames: &mut Vec<Frame>, optional: usize, depth: usize) -> Result<Value, Refusal> {
+        let at = |keyword: &str| format!("{pointer}/{}", walk::escape(keyword));
+        let pattern_properties = map.get("patternProperties").and_then(Value::as_object).is_some_and(|m| !m.is_empty());
+        let mut out = Map::new();
+        let mut slots = Vec::new();
+        let mut notes = Notes::default();
+        let mut own_description = None;
+        for (key, value) in map {
+            match key.as_str() {
+                "type" | "required" | "minimum" | "maximum" | "title" | "format" => {
+                    out.insert(key.clone(), value.clone());
+                }
+                "minItems" | "maxItems" => {
+                    out.insert(key.clone(), count(value).map_or_else(|| value.clone(), Value::from));
+                }
+                "description" => own_description = value.as_str(),
+                "properties" => {
+                    let mut properties = Map::new();
+                    for (name, sub) in value.as_object().into_iter().flatten() {
+                        let step = usize::from(!is_required(map, name));
+                        let child = format!("{}/{}", at(key), walk::escape(name));
+                        properties.insert(name.clone(), self.project(sub, &child, frames, optional + step, depth + 1)?);
+                    }
+                    out.insert(key.clone(), Value::Object(properties));
+                }
+                // Beside `patternProperties` (spilled), `additionalProperties` would now also bind
+                // the keys the patterns exempted: a narrowing. Both are spilled instead.
+                "additionalProperties" if pattern_properties => notes.unenforced(key, value),
+                "additionalProperties" => match value {
+                    Value::Bool(true) => {}
+                    Value::Bool(false) => {
+                        out.insert(key.clone(), Value::Bool(false));
+                    }
+                    sub => {
+                        out.insert(key.clone(), self.project(sub, &at(key), frames, optional, depth + 1)?);
+                    }
+                },
+                "items" => match value {
+                    // `items: false` is handled below as `maxItems`.
+                    Value::Bool(_) => {}
+                    sub => {
+                        out.insert(key.clone(), self.project(sub, &at(key), frames, optional, depth + 1)?);
+                    }
+                },
+                "prefixItems" => {
+                    let mut projected = Vec::new();
+                    for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
+                        projected.push(self.project(sub, &format!("{}/{i}", at(key)), frames, optional, depth + 1)?);
+                    }
+                    out.insert(key.clone(), Value::Array(projected));
+                }
+                "$ref" => {
+                    let reference = value.as_str().unwrap_or_default();
+                    slots.push(Slot::All(self.reference(pointer, reference, frames, optional, depth)?));
+                }
+                "anyOf" | "oneOf" => {
+                    let branches = value.as_array().map(Vec::as_slice).unwrap_or_default();
+                    let mut projected = Vec::new();
+                    for (i, sub) in branches.iter().enumerate() {
+                        projected.push(self.project(sub, &format!("{}/{i}", at(key)), frames, optional, depth + 1)?);
+                    }
+                    if key == "oneOf" && !provably_disjoint(branches) {
+                        notes.unenforced.push("exactly one of the `anyOf` alternatives (the source says `oneOf`)".to_owned());
+                    }
+                    slots.push(Slot::Any(projected));
+                }
+                "allOf" => {
+                    for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
+                        if sub != &Value::Bool(true) {
+                            slots.push(Slot::All(self.project(sub, &format!("{}/{i}", at(key)), frames, optional, depth + 1)?));
+                        }
+                    }
+                }
+                "const" => self.constant(value, map.contains_key("enum"), map.contains_key("type"), &mut out, &mut slots, &mut notes, pointer)?,
+                "enum" => self.enumeration(value, &mut out, &mut slots, &mut notes, pointer)?,
+                "uniqueItems" if value == &Value::Bool(false) => {}
+                "uniqueItems" => notes.unenforced(key, value),
+                k if SPILLED.contains(&k) => notes.unenforced(key, value),
+                k if ANNOTATIONS.contains(&k) => notes.annotate(key, value),
+                // `$schema`, `$id`, `$anchor`, `$dynamicAnchor`, `$vocabulary`, `$comment`, `$defs`
+                // and extensions: resolved or annotations, so dropping them keeps acceptance.
+                _ => {}
+            }
+        }
+        // An exclusive bound becomes an inclusive one: on an integer the next integer inside it
+        // (exact), otherwise the bound itself, admitted (a widening by one point, still spilled).
+        let integer = map.get("type").and_then(Value::as_str) == Some("integer");
+        for (exclusive, inclusive, lower) in [("exclusiveMinimum", "minimum", true), ("exclusiveMaximum", "maximum", false)] {
+            let Some(bound) = map.get(exclusive).filter(|v| v.is_number()) else { continue };
+            let x = bound.as_f64().unwrap_or(f64::NAN);
+            let (limit, exact) = match integer.then(|| whole(if lower { x.floor() + 1.0 } else { x.ceil() - 1.0 })).flatten() {
+                Some(next) => (next, true),
+                None => (bound.clone(), false),
+            };
+            let limit_f = limit.as_f64().unwrap_or(x);
+            let own_is_tighter = out.get(inclusive).and_then(Value::as_f64).is_some_and(|own| if lower { own >= limit_f } else { own <= limit_f });
+            if !own_is_tighter {
+                out.insert(inclusive.to_owned(), limit);
+            }
+            if exact {
+                let spilled = format!("{exclusive}: {bound}");
+                notes.unenforced.retain(|n| *n != spilled);
+            }
+        }
+        if map.get("items") == Some(&Value::Bool(false)) {
+            let prefix = map.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+            let cap = out.get("maxItems").and_then(Value::as_u64).map_or(prefix as u64, |m| m.min(prefix as u64));
+            out.insert("maxItems".to_owned(), Value::from(cap));
+        }
+        let description = notes.describe(own_description);
+        if slots.is_empty() {
+            if let Some(d) = description {
+                out.insert("description".to_owned(), Value::from(d));
+            }
+            return Ok(Value::Object(out));
+        }
+        // A node that is nothing but one conjunct is that conjunct.
+        if out.is_empty() && matches!(slots.as_slice(), [Slot::All(_)]) && let Some(Slot::All(only)) = slots.pop() {
+            match (description, only) {
+                (None, only) => return Ok(only),
+                (Some(d), Value::Object(mut inner)) if !inner.contains_key("$ref") && !inner.contains_key("description") => {
+                    inner.insert("description".to_owned(), Value::from(d));
+                    return Ok(Value::Object(inner));
+                }
+                (description, only) => {
+                    slots.push(Slot::All(only));
+                    if let Some(d) = description {
+                        out.insert("description".to_owned(), Value::from(d));
+                    }
+                }
+            }
+        } else if let Some(d) = description {
+            out.insert("description".to_owned(), Value::from(d));
+        }
+        if slots.is_empty() {
+            return Ok(Value::Object(out));
+        }
+        let first = slots.remove(0);
+        out.insert("anyOf".to_owned(), Value::Array(first.into_list()));
+        if !slots.is_empty() {
+            out.insert("oneOf".to_owned(), Value::Array(vec![chain(slots)]));
+        }
+        Ok(Value::Object(out))
+    }
+
+    #[allow(clippy::too_many_arguments)] // the pieces of one node under construction
+    fn constant(
+        &mut self,
+        value: &Value,
+        beside_enum: bool,
+        beside_type: bool,
+        out: &mut Map<String, Value>,
+        slots: &mut Vec<Slot>,
+        notes: &mut Notes,
+        pointer: &str,
+    ) -> Result<(), Refusal> {
+        match value {
+            Value::String(_) | Value::Number(_) if !beside_enum => {
+                out.insert("enum".to_owned(), json!([value]));
+            }
+            Value::Null if !beside_type => {
+                out.insert("type".to_owned(), Value::from("null"));
+            }
+            _ => {
+                let pinned = pin(value, pointer, 0)?;
+                if contains_boolean(value) {
+                    notes.unenforced("const", value);
+                }
+                slots.push(Slot::All(pinned));
+            }
+        }
+        Ok(())
+    }
+
+    fn enumeration(&mut self, value: &Value, out: &mut Map<String, Value>, slots: &mut Vec<Slot>, notes: &mut Notes, pointer: &str) -> Result<(), Refusal> {
+        let values = value.as_array().map(Vec::as_slice).unwrap_or_default();
+        if values.is_empty() {
+            slots.push(Slot::All(never()));
+            return Ok(());
+        }
+        if values.iter().all(|v| v.is_string() || v.is_number()) {
+            out.insert("enum".to_owned(), value.clone());
+            return Ok(());
+        }
+        let scalars: Vec<Value> = values.iter().filter(|v| v.is_string() || v.is_number()).cloned().collect();
+        let mut branches = Vec::new();
+        if !scalars.is_empty() {
+            branches.push(json!({ "enum": scalars }));
+        }
+        let mut seen = BTreeSet::new();
+        for v in values.iter().filter(|v| !v.is_string() && !v.is_number()) {
+            let pinned = pin(v, pointer, 0)?;
+            if seen.insert(pinned.to_string()) {
+                branches.push(pinned);
+            }
+        }
+        if values.iter().any(contains_boolean) {
+            notes.unenforced("enum", value);
+        }
+        slots.push(if branches.len() == 1 { Slot::All(branches.remove(0)) } else { Slot::Any(branches) });
+        Ok(())
+    }
+}
+
+/// Whether a `const`/`enum` value holds a boolean, which the subset cannot pin (its `enum` holds
+/// strings and numbers): that value widens to `type: "boolean"`.
+fn contains_boolean(value: &Value) -> bool {
+    match value {
+        Value::Bool(_) => true,
+        Value::Array(items) => items.iter().any(contains_boolean),
+        Value::Object(map) => map.values().any(contains_boolean),
+        _ => false,
+    }
+}
+
+/// The subset schema accepting exactly `value` (booleans: any boolean).
+fn pin(value: &Value, pointer: &str, depth: usize) -> Result<Value, Refusal> {
+    if depth > walk::MAX_DEPTH {
+        return Err(too_deep(pointer));
+    }
+    Ok(match value {
+        Value::String(_) | Value::Number(_) => json!({ "enum": [value] }),
+        Value::Null => json!({ "type": "null" }),
+        Value::Bool(_) => json!({ "type": "boolean" }),
+        Value::Object(map) => {
+            let mut properties = Map::new();
+            for (k, v) in map {
+                properties.insert(k.clone(), pin(v, pointer, depth + 1)?);
+            }
+            let required: Vec<&String> = map.keys().collect();
+            json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
+        }
+        Value::Array(items) if items.is_empty() => json!({ "type": "array", "maxItems": 0 }),
+        Value::Array(items) => {
+            let prefix: Result<Vec<Value>, Refusal> = items.iter().map(|v| pin(v, pointer, depth + 1)).collect();
+            json!({ "type": "array", "prefixItems": prefix?, "minItems": items.len(), "maxItems": items.len() })
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(source: Value) -> Value {
+        match Gemini.translate(&source) {
+            Outcome::Projected(p) => p.schema,
+            Outcome::Refused(r) => panic!("refused: {r}"),
+            Outcome::Faulted(f) => panic!("faulted: {f:?}"),
+        }
+    }
+
+    #[test]
+    fn ref_with_siblings_becomes_a_conjunction_not_an_override() {
+        let out = project(json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/$defs/s", "type": "integer"}},
+            "$defs": {"s": {"type": "string"}}
+        }));
+        assert_eq!(out["properties"]["p"], json!({"type": "integer", "anyOf": [{"type": "string"}]}));
+    }
+
+    #[test]
+    fn mutual_recursion_through_required_properties_is_cut_everywhere() {
+        let out = project(json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}},
+            "required": ["a"],
+            "$defs": {
+                "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}, "required": ["b"]},
+                "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "required": ["a"]}
+            }
+        }));
+        let text = out.to_string();
+        assert!(!text.contains("$ref"), "no reference survives a required-only cycle: {text}");
+        assert!(text.contains("Recursion through `#/$defs/A` cut here"), "{text}");
+    }
+
+    #[test]
+    fn recursion_through_an_optional_property_stays_a_reference() {
+        let out = project(json!({
+            "type": "object",
+            "properties": {"next": {"$ref": "#"}, "v": {"type": "string"}}
+        }));
+        assert_eq!(out["properties"]["next"], json!({"$ref": "#/$defs/root"}));
+        assert_eq!(out["$defs"]["root"]["properties"]["next"], json!({"$ref": "#/$defs/root"}));
+    }
+
+    #[test]
+    fn fragments_resolve_against_the_nearest_resource() {
+        let doc = json!({"properties": {"v": {"$id": "urn:x", "$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a"}}});
+        let d = Document::new(&doc);
+        assert_eq!(d.resolve("/properties/v", "#/$defs/a").unwrap(), "/properties/v/$defs/a");
+        let anchored = json!({"$defs": {"x": {"$anchor": "here", "type": "null"}}});
+        assert_eq!(Document::new(&anchored).resolve("", "#here").unwrap(), "/$defs/x");
+        assert_eq!(Document::new(&anchored).resolve("", "#/%24defs/x").unwrap(), "/$defs/x");
+    }
+
+    #[test]
+    fn disjointness_needs_a_proof() {
+        assert!(provably_disjoint(&[json!({"type": "string"}), json!({"type": "integer"})]));
+        assert!(!provably_disjoint(&[json!({"type": "number"}), json!({"type": "integer"})]));
+        let tagged = |t: &str| json!({"properties": {"k": {"const": t}}, "required": ["k"]});
+        assert!(provably_disjoint(&[tagged("a"), tagged("b")]));
+        assert!(!provably_disjoint(&[tagged("a"), tagged("a")]));
+    }
+}
