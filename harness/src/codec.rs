@@ -5,8 +5,10 @@
 //! instance alongside the projection schema: `properties`, `additionalProperties`, `items`,
 //! `prefixItems`, local `$ref`s, and the branches of `anyOf`/`oneOf`/`allOf`. For a union the first
 //! branch whose declared `type` admits the instance is followed, which is how OpenAI strict's
-//! `anyOf: [T, {type: null}]` wrapping reads. Recursion through `$ref` is bounded by the instance's
-//! own depth, which serde_json bounds.
+//! `anyOf: [T, {type: null}]` wrapping reads; among several such branches, the first whose declared
+//! shape fits an object instance (no undeclared key in a closed object, `const`/`enum` tags
+//! matched, required keys present) wins, so a discriminated union is read through the right branch.
+//! Recursion through `$ref` is bounded by the instance's own depth, which serde_json bounds.
 
 use schema_fidelity_translators::codec::{Codec, NullSite};
 use serde_json::{Map, Value};
@@ -67,13 +69,12 @@ impl Walker<'_> {
         let mut value = instance.clone();
         for combinator in ["allOf", "anyOf", "oneOf"] {
             let Some(branches) = schema.get(combinator).and_then(Value::as_array) else { continue };
-            for (i, branch) in branches.iter().enumerate() {
-                if combinator == "allOf" || admits_type(branch, &value) {
+            if combinator == "allOf" {
+                for i in 0..branches.len() {
                     value = self.map(&value, &format!("{pointer}/{combinator}/{i}"), hops);
-                    if combinator != "allOf" {
-                        break;
-                    }
                 }
+            } else if let Some(i) = self.pick_branch(branches, &value, &format!("{pointer}/{combinator}")) {
+                value = self.map(&value, &format!("{pointer}/{combinator}/{i}"), hops);
             }
         }
         match &mut value {
@@ -88,6 +89,46 @@ impl Walker<'_> {
             _ => {}
         }
         value
+    }
+
+    /// The union branch an instance is read through: among the branches whose `type` admits it,
+    /// the first whose declared shape fits it (see [`Walker::fits`]), else the first that admits
+    /// it. A discriminated union of closed objects thus routes `{"kind": "b", ...}` to the `b`
+    /// branch and applies that branch's sites.
+    fn pick_branch(&self, branches: &[Value], value: &Value, prefix: &str) -> Option<usize> {
+        let admitting: Vec<usize> = (0..branches.len()).filter(|&i| admits_type(&branches[i], value)).collect();
+        admitting.iter().copied().find(|&i| self.fits(&format!("{prefix}/{i}"), value, 0)).or_else(|| admitting.first().copied())
+    }
+
+    /// Whether an object instance fits the object schema at `pointer` (through `$ref`s) as far as
+    /// the codec can tell without validating: no undeclared key where `additionalProperties` is
+    /// false, every present key's `const`/`enum` tag matched, and every required key that is not a
+    /// site present. Non-objects, and schemas that declare nothing, fit.
+    fn fits(&self, pointer: &str, value: &Value, hops: usize) -> bool {
+        let (Some(schema), Value::Object(instance)) = (self.node(pointer).and_then(Value::as_object), value) else { return true };
+        if hops < MAX_REF_HOPS
+            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#'))
+            && !self.fits(target, value, hops + 1)
+        {
+            return false;
+        }
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+        for (key, item) in instance {
+            let Some(declared) = properties.and_then(|p| p.get(key)) else {
+                if closed {
+                    return false;
+                }
+                continue;
+            };
+            let tags = declared.get("enum").and_then(Value::as_array).cloned().or_else(|| declared.get("const").map(|c| vec![c.clone()]));
+            if tags.is_some_and(|tags| !tags.contains(item)) {
+                return false;
+            }
+        }
+        let is_site = |key: &str| self.sites.iter().any(|s| s.object == pointer && s.property == key);
+        let required = schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+        required.filter(|key| !is_site(key)).all(|key| instance.contains_key(key))
     }
 
     fn map_object(&self, map: &mut Map<String, Value>, pointer: &str, schema: &Map<String, Value>) {
@@ -163,6 +204,22 @@ mod tests {
         let source = json!({"to": "a", "files": [{}, {"mode": "r"}]});
         let encoded = apply(&codec, &projection, &source, Way::Encode);
         assert_eq!(encoded, json!({"to": "a", "files": [{"mode": null}, {"mode": "r"}], "cc": null}));
+        assert_eq!(apply(&codec, &projection, &encoded, Way::Decode), source);
+    }
+
+    #[test]
+    fn a_discriminated_union_is_read_through_the_branch_that_fits() {
+        let branch = |tag: &str, extra: &str| {
+            json!({"type": "object", "properties": {"kind": {"enum": [tag]}, extra: {"type": ["string", "null"]}},
+                   "required": ["kind", extra], "additionalProperties": false})
+        };
+        let projection = json!({"type": "object", "properties": {"action": {"anyOf": [branch("move", "to"), branch("delete", "force")]}}});
+        let codec = Codec::NullMeansAbsent {
+            sites: vec![site("/properties/action/anyOf/0", "to"), site("/properties/action/anyOf/1", "force")],
+        };
+        let source = json!({"action": {"kind": "delete"}});
+        let encoded = apply(&codec, &projection, &source, Way::Encode);
+        assert_eq!(encoded, json!({"action": {"kind": "delete", "force": null}}));
         assert_eq!(apply(&codec, &projection, &encoded, Way::Decode), source);
     }
 

@@ -8,6 +8,9 @@ mod identity;
 mod mcp;
 mod moonshot;
 mod object_root;
+mod openai_common;
+mod openai_responses;
+mod openai_strict;
 mod schema_algebra;
 
 pub use anthropic::Anthropic;
@@ -18,6 +21,8 @@ pub use identity::Identity;
 pub use mcp::Mcp;
 pub use moonshot::Moonshot;
 pub use object_root::ObjectRoot;
+pub use openai_responses::OpenAiResponses;
+pub use openai_strict::OpenAiStrict;
 
 use crate::model::Translator;
 
@@ -27,6 +32,8 @@ pub fn all() -> Vec<Box<dyn Translator>> {
     vec![
         Box::new(Identity),
         Box::new(Anthropic),
+        Box::new(OpenAiStrict),
+        Box::new(OpenAiResponses),
         Box::new(Gemini),
         Box::new(GeminiProto),
         Box::new(CcaClaude),

@@ -1,0 +1,1183 @@
+//! `openai-strict`: OpenAI function calling and Structured Outputs with `strict: true`.
+//!
+//! Strict mode constrains decoding to a subset of JSON Schema: every node is typed (or an `anyOf`,
+//! or a bare `$ref`), every object is closed (`additionalProperties: false`) and lists every
+//! property in `required`, and `allOf`, `not`, conditionals and `dependent*` are rejected. The
+//! subset is written down as data in `dispositions/grammars/openai-strict.json`; this translator
+//! rewrites a draft 2020-12 source into it and, where it cannot say the same thing, says so in a
+//! named direction or refuses. The choices, keyword by keyword, are the rows of
+//! `dispositions/openai-strict.yaml`; in short:
+//!
+//! - **Optional properties** become required and nullable, and the projection carries the
+//!   null-means-absent codec naming each such site. A property that is optional *and* already
+//!   admits `null` cannot keep both meanings; it stays as it is and becomes required: leaving it
+//!   out is no longer expressible (a narrowing), while a `null` keeps meaning `null`.
+//! - **Objects are closed.** A source object without `additionalProperties: false` accepted
+//!   undeclared keys; the projection does not (a narrowing, named by `properties`, and by `type`
+//!   on the root). An explicitly open object (`additionalProperties` true or a schema,
+//!   `patternProperties`, `propertyNames`) is refused: closing it would change what it is for.
+//! - **Conjunctions are merged.** Strict mode has no `allOf`, so a `$ref` with constraining
+//!   siblings, or siblings beside `anyOf`/`oneOf` branches, are merged into one schema per branch.
+//!   The merge is exact: types and values intersect, bounds tighten, `required` unions, closed
+//!   sides forbid the other side's extra properties, two patterns are combined with lookaheads.
+//!   Where it cannot be done within the translator's declared budget it refuses
+//!   (`limit:merge-budget`). An explicit `allOf` is refused.
+//! - **`oneOf` becomes `anyOf`** (exact when the branches are provably disjoint, otherwise a named
+//!   widening, and the description says that exactly one must match).
+//! - **Untyped nodes** are split per type into an `anyOf`; a schema that accepts anything (`{}`,
+//!   `true`) becomes a reference to a shared any-value definition whose objects can only be empty.
+//! - **Unsupported value constraints** (`minLength`, `uniqueItems`, `minProperties`, formats
+//!   outside OpenAI's list, ...) are spilled into the description: a named widening, never a
+//!   silent drop. Annotations (`default` as ` (default: X)`, `examples`, `deprecated`) are
+//!   spilled too, which changes nothing that validates.
+//! - **References** are resolved at translation time (through `$id` and `$anchor`) and re-aimed at
+//!   root `$defs`: OpenAI resolves `#` and `#/$defs/<name>`, so any other target is hoisted into a
+//!   definition of its own. Recursion is kept.
+//! - **A `false` subschema** is never turned into `{}`: an optional property that must be absent is
+//!   left out of the closed object, anywhere else `false` becomes a node no value satisfies
+//!   (`{type: integer, minimum: 1, maximum: 0}`, inside the subset).
+//! - **Documented limits** (object nesting, property count, enum values, total string length) are
+//!   checked on the projection and refused with `limit:<name>`.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use serde_json::{Map, Value, json};
+
+use super::openai_common::{Resolver, Types, json_eq, pointer_tokens, provably_disjoint, value_set};
+use crate::codec::{Codec, NullSite};
+use crate::form::Form;
+use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
+use crate::walk;
+
+/// OpenAI strict function calling.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OpenAiStrict;
+
+impl Translator for OpenAiStrict {
+    fn name(&self) -> &str {
+        "openai-strict"
+    }
+
+    fn translate(&self, source: &Value) -> Outcome {
+        match project(source) {
+            Ok(projection) => Outcome::Projected(projection),
+            Err(refusal) => Outcome::Refused(refusal),
+        }
+    }
+}
+
+/// Object nesting levels strict mode allows (the root object is level 1).
+pub(crate) const MAX_NESTING: usize = 10;
+/// Object properties strict mode allows in one schema, definitions included.
+pub(crate) const MAX_PROPERTIES: usize = 5000;
+/// Enum values strict mode allows across the whole schema.
+pub(crate) const MAX_ENUM_VALUES: usize = 1000;
+/// Total characters of property names, definition names and enum string values.
+pub(crate) const MAX_STRING_LENGTH: usize = 120_000;
+/// Total characters of one string enum's values, when it has more than
+/// [`LARGE_ENUM_VALUES`] values.
+pub(crate) const MAX_LARGE_ENUM_STRING_LENGTH: usize = 15_000;
+/// The enum size past which [`MAX_LARGE_ENUM_STRING_LENGTH`] applies.
+pub(crate) const LARGE_ENUM_VALUES: usize = 250;
+/// Merge steps the translator spends on writing conjunctions out before it refuses.
+pub(crate) const MERGE_BUDGET: usize = 4096;
+/// Branches one distribution of siblings over `anyOf`/`oneOf` (or their cross product) may make.
+pub(crate) const MAX_BRANCHES: usize = 64;
+/// How deep merges may nest (a merge of two properties merges their schemas, references inline
+/// into each other...). Far beyond what a real schema needs, and shallow enough for a thread's
+/// stack.
+const MAX_MERGE_DEPTH: usize = 48;
+/// How deep translation may recurse: the source's own nesting plus what inlined references add.
+const MAX_TRANSLATE_DEPTH: usize = walk::MAX_DEPTH + MAX_MERGE_DEPTH;
+
+/// The formats OpenAI documents for strict mode.
+const SUPPORTED_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+
+/// Where an object node records its null-means-absent properties until the projection is
+/// assembled and their pointers are known. Not a keyword, so the walker reports it like any
+/// extension and the marker can be found wherever the node ended up.
+const SITES_MARKER: &str = "\u{0}null-sites";
+/// Constraints a merge could not keep and that must be spilled into the description.
+const SPILL_MARKER: &str = "\u{0}spill";
+
+/// The node no value satisfies. Strict mode has no `false` and no `not`; an empty integer range
+/// uses only documented keywords.
+fn never() -> Value {
+    json!({"type": "integer", "minimum": 1, "maximum": 0})
+}
+
+fn is_never(node: &Value) -> bool {
+    node == &never()
+}
+
+fn limit(name: &str, message: String) -> Refusal {
+    Refusal::new(format!("limit:{name}"), "", message)
+}
+
+fn budget_exceeded(what: &str) -> Refusal {
+    limit(
+        "merge-budget",
+        format!("{what}; strict mode has no allOf, and writing this conjunction out exactly exceeds the translator's budget"),
+    )
+}
+
+/// Why strict mode cannot take `keyword` holding `value` here, or `None` when it can. This is the
+/// `refused` column of the table, and the oracle holds the two to each other on every case.
+fn refused_reason(keyword: &str, value: &Value, at_root: bool) -> Option<&'static str> {
+    let form = Form::of(keyword, value);
+    Some(match keyword {
+        "$ref" if at_root => "a root `$ref` would make the root a reference; strict roots are object schemas",
+        "$ref" if form == Form::Uri => "the reference names a URI; OpenAI fetches no documents",
+        "$dynamicRef" => "dynamic scope has no strict-mode equivalent",
+        "allOf" => "strict mode rejects `allOf`",
+        "not" => "strict mode rejects `not`",
+        "if" | "then" | "else" => "strict mode rejects `if`/`then`/`else`",
+        "dependentRequired" | "dependentSchemas" => "strict mode rejects `dependentRequired`/`dependentSchemas`",
+        "patternProperties" => "keys matched by pattern make an open object; strict objects are closed",
+        "propertyNames" => "constraining the names of undeclared keys needs an open object; strict objects are closed",
+        "prefixItems" => "tuples are not in the strict subset",
+        "contains" => "`contains` is not in the strict subset, and dropping it would accept arrays without the item",
+        "unevaluatedItems" => "`unevaluatedItems` is not in the strict subset",
+        "additionalProperties" | "unevaluatedProperties" if form != Form::False => {
+            "an open object cannot be sent: strict mode requires `additionalProperties: false`"
+        }
+        "anyOf" | "oneOf" if at_root => "the strict root must be an object schema, not a union",
+        "enum" if at_root => "a root `enum` would make the root a union of fixed objects",
+        _ => return None,
+    })
+}
+
+/// Keywords that never reject an instance here: annotations, identifiers, and `minContains`/
+/// `maxContains`, which only act beside `contains` (refused).
+fn inert(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "title" | "description" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment" | "$schema" | "$id"
+            | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$defs" | "contentEncoding" | "contentMediaType" | "contentSchema"
+            | "minContains" | "maxContains"
+    )
+}
+
+/// Whether a key of a (prepared) schema node can reject an instance.
+fn constrains(key: &str) -> bool {
+    key == SPILL_MARKER || (crate::vocabulary::is_keyword(key) && !inert(key))
+}
+
+fn project(source: &Value) -> Result<Projection, Refusal> {
+    walk::check_depth(source)
+        .map_err(|e| limit("max-depth", format!("{e}; strict mode allows {MAX_NESTING} levels of object nesting")))?;
+    if source.get("type") != Some(&Value::from("object")) {
+        return Err(Refusal::new("type", "", "strict function parameters must be an object schema (`type: \"object\"` at the root)"));
+    }
+    let occurrences = walk::occurrences(source).map_err(|e| limit("max-depth", e.to_string()))?;
+    for occurrence in &occurrences {
+        if let Some(reason) = refused_reason(occurrence.keyword, occurrence.value, occurrence.at_root) {
+            return Err(Refusal::new(occurrence.keyword, occurrence.pointer.clone(), reason));
+        }
+    }
+    let resolver = Resolver::new(source).map_err(|e| limit("max-depth", e.to_string()))?;
+    let prepared = prepare(source, "", &resolver, 0)?;
+
+    let mut state = State::new(&prepared);
+    let root = state.translate(&prepared, 0)?;
+    let mut root = object_root(root)?;
+    let mut definitions = Map::new();
+    while let Some(pointer) = state.queue.pop_front() {
+        let target = prepared.pointer(&pointer).ok_or_else(|| Refusal::new("$ref", "", format!("`#{pointer}` does not resolve")))?;
+        let translated = state.translate(target, 0)?;
+        let name = state.names.get(&pointer).cloned().unwrap_or_default();
+        definitions.insert(name, translated);
+    }
+    if let Some(name) = &state.any_name {
+        definitions.insert(name.clone(), any_value_definition(name));
+    }
+    if !definitions.is_empty()
+        && let Some(map) = root.as_object_mut()
+    {
+        map.insert("$defs".to_owned(), Value::Object(definitions));
+    }
+
+    walk::check_depth(&root).map_err(|e| limit("max-depth", format!("the projection {e}")))?;
+    let sites = take_sites(&mut root);
+    check_limits(&root)?;
+    let codec = if sites.is_empty() { Codec::Identity } else { Codec::NullMeansAbsent { sites } };
+    Ok(Projection { schema: root, dialect: Dialect::JsonSchema, codec, strict: Some(true) })
+}
+
+/// The translated root must be one object schema. A root that accepts nothing becomes an object
+/// with a required property that accepts nothing.
+fn object_root(root: Value) -> Result<Value, Refusal> {
+    if is_never(&root) {
+        return Ok(json!({"type": "object", "properties": {"never": never()}, "required": ["never"], "additionalProperties": false}));
+    }
+    if root.get("type") == Some(&Value::from("object")) {
+        Ok(root)
+    } else {
+        Err(Refusal::new("type", "", "the root did not translate to one object schema"))
+    }
+}
+
+/// Rewrite every `#` reference to `#<document pointer>` of what it lands on, so that merging and
+/// hoisting (which move schemas around) never change what a reference means.
+fn prepare(node: &Value, pointer: &str, resolver: &Resolver<'_>, depth: usize) -> Result<Value, Refusal> {
+    if depth > walk::MAX_DEPTH {
+        return Err(limit("max-depth", format!("schema nests deeper than {} levels at `{pointer}`", walk::MAX_DEPTH)));
+    }
+    let mapped = walk::map_children(node, |child| prepare(child.schema, &format!("{pointer}{}", child.pointer_suffix()), resolver, depth + 1))?;
+    let Value::Object(mut map) = mapped else { return Ok(mapped) };
+    if let Some(reference) = map.get("$ref") {
+        let text = reference.as_str().unwrap_or_default();
+        let target = resolver
+            .resolve(text, pointer)
+            .ok_or_else(|| Refusal::new("$ref", pointer, format!("`{reference}` does not resolve to a schema in this document")))?;
+        map.insert("$ref".to_owned(), Value::String(format!("#{target}")));
+    }
+    Ok(Value::Object(map))
+}
+
+/// The shared any-value definition: every scalar, arrays of any value, and the empty object (strict
+/// objects are closed, so this is as close to "anything" as strict mode gets).
+fn any_value_definition(name: &str) -> Value {
+    json!({
+        "description": "Any JSON value; objects must be empty (strict mode closes every object).",
+        "anyOf": [
+            {"type": ["string", "number", "boolean", "null"]},
+            {"type": "array", "items": {"$ref": format!("#/$defs/{name}")}},
+            {"type": "object", "properties": {}, "required": [], "additionalProperties": false}
+        ]
+    })
+}
+
+struct State<'a> {
+    /// The prepared source: every `$ref` is `#<document pointer>`.
+    doc: &'a Value,
+    /// Document pointer of a reference target -> its definition name in the projection.
+    names: BTreeMap<String, String>,
+    /// Root `$defs` names kept as they are, until first referenced.
+    reserved: BTreeMap<String, String>,
+    used: BTreeSet<String>,
+    queue: VecDeque<String>,
+    any_name: Option<String>,
+    budget: usize,
+}
+
+impl<'a> State<'a> {
+    fn new(doc: &'a Value) -> Self {
+        let mut reserved = BTreeMap::new();
+        let mut used = BTreeSet::new();
+        for name in doc.get("$defs").and_then(Value::as_object).into_iter().flat_map(Map::keys) {
+            if sanitize(name) == *name && used.insert(name.clone()) {
+                reserved.insert(format!("/$defs/{}", walk::escape(name)), name.clone());
+            }
+        }
+        Self { doc, names: BTreeMap::new(), reserved, used, queue: VecDeque::new(), any_name: None, budget: MERGE_BUDGET }
+    }
+
+    fn fresh_name(&mut self, base: &str) -> String {
+        let base = sanitize(base);
+        let mut name = base.clone();
+        let mut n = 2;
+        while !self.used.insert(name.clone()) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        name
+    }
+
+    /// The projection's reference to the schema at `pointer` in the document.
+    fn reference_to(&mut self, pointer: &str) -> String {
+        if pointer.is_empty() {
+            return "#".to_owned();
+        }
+        let name = match self.names.get(pointer) {
+            Some(name) => name.clone(),
+            None => {
+                let name = match self.reserved.remove(pointer) {
+                    Some(name) => name,
+                    None => self.fresh_name(&definition_name(pointer)),
+                };
+                self.names.insert(pointer.to_owned(), name.clone());
+                self.queue.push_back(pointer.to_owned());
+                name
+            }
+        };
+        format!("#/$defs/{name}")
+    }
+
+    fn any(&mut self) -> Value {
+        let name = match &self.any_name {
+            Some(name) => name.clone(),
+            None => {
+                let name = self.fresh_name("json_value");
+                self.any_name = Some(name.clone());
+                name
+            }
+        };
+        json!({"$ref": format!("#/$defs/{name}")})
+    }
+
+    fn target(&self, reference: &Value) -> Result<&'a Value, Refusal> {
+        let doc = self.doc;
+        reference
+            .as_str()
+            .and_then(|r| r.strip_prefix('#'))
+            .and_then(|p| doc.pointer(p))
+            .ok_or_else(|| Refusal::new("$ref", "", format!("`{reference}` does not resolve")))
+    }
+
+    fn spend(&mut self) -> Result<(), Refusal> {
+        self.budget = self.budget.checked_sub(1).ok_or_else(|| budget_exceeded(&format!("more than {MERGE_BUDGET} merge steps")))?;
+        Ok(())
+    }
+
+    // ---- translation ---------------------------------------------------------------------
+
+    /// Translate one (prepared) schema into the strict subset.
+    fn translate(&mut self, schema: &Value, depth: usize) -> Result<Value, Refusal> {
+        if depth > MAX_TRANSLATE_DEPTH {
+            return Err(budget_exceeded("references inline into each other too deeply"));
+        }
+        let map = match schema {
+            Value::Bool(true) => return Ok(self.any()),
+            Value::Bool(false) => return Ok(never()),
+            Value::Object(map) => map,
+            other => return Err(Refusal::new("type", "", format!("`{other}` is not a schema"))),
+        };
+        // The walker never sees schemas under unknown keys, but a reference can land there.
+        if let Some((keyword, reason)) = map.iter().find_map(|(k, v)| refused_reason(k, v, false).map(|r| (k, r))) {
+            return Err(Refusal::new(keyword.as_str(), "", reason));
+        }
+        if let Some(reference) = map.get("$ref") {
+            if !map.keys().any(|k| k != "$ref" && constrains(k)) {
+                let target = reference.as_str().and_then(|r| r.strip_prefix('#')).unwrap_or_default().to_owned();
+                let node = json!({"$ref": self.reference_to(&target)});
+                return Ok(annotate(node, map, Vec::new()));
+            }
+            let target = self.target(reference)?;
+            let mut rest = map.clone();
+            rest.remove("$ref");
+            let merged = self.merge(&Value::Object(rest), target, 0, true)?;
+            return self.translate(&merged, depth + 1);
+        }
+        if map.contains_key("anyOf") || map.contains_key("oneOf") {
+            return self.translate_union(map, depth);
+        }
+        if let Some(values) = value_set(map)
+            && values.iter().any(|v| v.is_object() || v.is_array())
+        {
+            return self.translate_composite_values(map, &values, depth);
+        }
+        self.translate_typed(map, depth)
+    }
+
+    /// `anyOf`/`oneOf` (both: their cross product), with the node's other constraints merged into
+    /// every branch, since strict mode allows nothing but annotations beside `anyOf`.
+    fn translate_union(&mut self, map: &Map<String, Value>, depth: usize) -> Result<Value, Refusal> {
+        let any_of = map.get("anyOf").and_then(Value::as_array);
+        let one_of = map.get("oneOf").and_then(Value::as_array);
+        let branches = match (any_of, one_of) {
+            (Some(a), Some(o)) => self.cross(a, o, 0)?,
+            (Some(branches), None) | (None, Some(branches)) => branches.clone(),
+            (None, None) => return Err(Refusal::new("anyOf", "", "`anyOf`/`oneOf` must be a list of schemas")),
+        };
+        let rest: Map<String, Value> =
+            map.iter().filter(|(k, _)| *k != "anyOf" && *k != "oneOf" && constrains(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let mut translated = Vec::new();
+        for branch in branches {
+            let merged = if rest.is_empty() { branch } else { self.merge(&Value::Object(rest.clone()), &branch, 0, true)? };
+            push_branch(&mut translated, self.translate(&merged, depth + 1)?);
+        }
+        let mut notes = Vec::new();
+        if let Some(one_of) = one_of {
+            let list: Vec<(String, &Value)> = one_of.iter().map(|b| (String::new(), b)).collect();
+            if !provably_disjoint(self.doc, &list, &|_, r| r.strip_prefix('#').map(str::to_owned)) {
+                notes.push(("oneOf".to_owned(), Value::from("exactly one alternative must match")));
+            }
+        }
+        let node = match translated.len() {
+            0 => never(),
+            1 => translated.pop().unwrap_or_else(never),
+            _ => json!({"anyOf": translated}),
+        };
+        Ok(annotate(node, map, notes))
+    }
+
+    /// An `enum`/`const` holding objects or arrays: each such value becomes the exact schema of
+    /// that value (a closed object, a fixed-length array), as an `anyOf` branch.
+    fn translate_composite_values(&mut self, map: &Map<String, Value>, values: &[Value], depth: usize) -> Result<Value, Refusal> {
+        let types = match map.get("type") {
+            Some(t) => Types::of_keyword(t).ok_or_else(|| Refusal::new("type", "", format!("`{t}` is not a type")))?,
+            None => Types::ALL,
+        };
+        let admitted: Vec<&Value> = values.iter().filter(|v| types.admits(v)).collect();
+        let scalars: Vec<Value> = admitted.iter().filter(|v| !v.is_object() && !v.is_array()).map(|v| (*v).clone()).collect();
+        let mut branches = Vec::new();
+        if !scalars.is_empty() {
+            branches.push(json!({"enum": scalars}));
+        }
+        for value in admitted.iter().filter(|v| v.is_object() || v.is_array()) {
+            branches.push(exact_schema(value, 0)?);
+        }
+        if branches.is_empty() {
+            return Ok(never());
+        }
+        let mut rest = map.clone();
+        rest.remove("enum");
+        rest.remove("const");
+        rest.insert("anyOf".to_owned(), Value::Array(branches));
+        self.translate(&Value::Object(rest), depth + 1)
+    }
+
+    /// A node without references or unions: one typed node per kind (scalars, array, object), as
+    /// an `anyOf` when the source admits several kinds.
+    fn translate_typed(&mut self, map: &Map<String, Value>, depth: usize) -> Result<Value, Refusal> {
+        let mut types = match map.get("type") {
+            Some(t) => Types::of_keyword(t).ok_or_else(|| Refusal::new("type", "", format!("`{t}` is not a type")))?,
+            None => Types::ALL,
+        };
+        let values = value_set(map);
+        if let Some(values) = &values {
+            types = types.and(values.iter().fold(Types::default(), |acc, v| acc.or(Types::of_value(v))));
+        }
+        let values: Option<Vec<Value>> = values.map(|v| v.into_iter().filter(|x| types.admits(x)).collect());
+        if types.is_empty() || values.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(never());
+        }
+        let mut spills = Vec::new();
+        let mut kinds = Vec::new();
+        let scalars = types.and(Types::SCALARS);
+        if !scalars.is_empty() {
+            let mut node = Map::new();
+            node.insert("type".to_owned(), scalars.to_keyword());
+            if let Some(values) = &values {
+                node.insert("enum".to_owned(), Value::Array(values.clone()));
+            }
+            if scalars.intersects(Types::STRING) {
+                copy(map, &mut node, &["pattern"]);
+                spill(map, &mut spills, &["minLength", "maxLength"]);
+            }
+            // A format strict mode lists is kept on strings; any other is told (on a number,
+            // `int32` asserts nothing, but it still tells the model something).
+            if let Some(format) = map.get("format") {
+                if scalars.intersects(Types::STRING) && format.as_str().is_some_and(|f| SUPPORTED_FORMATS.contains(&f)) {
+                    node.insert("format".to_owned(), format.clone());
+                } else {
+                    spills.push(("format".to_owned(), format.clone()));
+                }
+            }
+            if scalars.intersects(Types::NUMBER) {
+                copy(map, &mut node, &["multipleOf", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"]);
+            }
+            kinds.push(Value::Object(node));
+        }
+        if types.intersects(Types::ARRAY) {
+            let items = match map.get("items") {
+                Some(items) => self.translate(items, depth + 1)?,
+                None => self.any(),
+            };
+            let mut node = Map::new();
+            node.insert("type".to_owned(), Value::from("array"));
+            node.insert("items".to_owned(), items);
+            copy(map, &mut node, &["minItems", "maxItems"]);
+            if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+                spills.push(("uniqueItems".to_owned(), Value::Bool(true)));
+            }
+            kinds.push(Value::Object(node));
+        }
+        if types.intersects(Types::OBJECT) {
+            kinds.push(self.translate_object(map, depth)?);
+            spill(map, &mut spills, &["minProperties", "maxProperties"]);
+        }
+        if let Some(Value::Array(pending)) = map.get(SPILL_MARKER) {
+            for entry in pending.iter().filter_map(Value::as_object) {
+                spills.extend(entry.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+        let node = if kinds.len() == 1 { kinds.pop().unwrap_or_else(never) } else { json!({"anyOf": kinds}) };
+        Ok(annotate(node, map, spills))
+    }
+
+    /// A closed object requiring every property; optional ones are made nullable and recorded as
+    /// null-means-absent sites.
+    fn translate_object(&mut self, map: &Map<String, Value>, depth: usize) -> Result<Value, Refusal> {
+        let mut required: Vec<&str> = Vec::new();
+        for name in map.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+            if !required.contains(&name) {
+                required.push(name);
+            }
+        }
+        let closed = map.get("additionalProperties") == Some(&Value::Bool(false)) || map.get("unevaluatedProperties") == Some(&Value::Bool(false));
+        let declared = map.get("properties").and_then(Value::as_object);
+        let mut properties = Map::new();
+        let mut sites = Vec::new();
+        for (name, schema) in declared.into_iter().flatten() {
+            let is_required = required.contains(&name.as_str());
+            let translated = self.translate(schema, depth + 1)?;
+            if !is_required && is_never(&translated) {
+                continue; // must be absent: the closed object already says so
+            }
+            if is_required || admits_null(self.doc, schema, 0) {
+                properties.insert(name.clone(), translated);
+            } else {
+                properties.insert(name.clone(), nullable(translated));
+                sites.push(Value::from(name.as_str()));
+            }
+        }
+        for name in required {
+            if !properties.contains_key(name) {
+                // Required but undeclared: any value if the object was open, none if it was closed.
+                let schema = if closed { never() } else { self.any() };
+                properties.insert(name.to_owned(), schema);
+            }
+        }
+        let names: Vec<Value> = properties.keys().map(|k| Value::from(k.as_str())).collect();
+        let mut node = Map::new();
+        node.insert("type".to_owned(), Value::from("object"));
+        node.insert("properties".to_owned(), Value::Object(properties));
+        node.insert("required".to_owned(), Value::Array(names));
+        node.insert("additionalProperties".to_owned(), Value::Bool(false));
+        if !sites.is_empty() {
+            node.insert(SITES_MARKER.to_owned(), Value::Array(sites));
+        }
+        Ok(Value::Object(node))
+    }
+
+    // ---- merging (a conjunction written as one schema) ---------------------------------------
+
+    fn cross(&mut self, xs: &[Value], ys: &[Value], depth: usize) -> Result<Vec<Value>, Refusal> {
+        if xs.len().saturating_mul(ys.len()) > MAX_BRANCHES {
+            return Err(budget_exceeded(&format!("{} × {} branches to combine (at most {MAX_BRANCHES})", xs.len(), ys.len())));
+        }
+        let mut out = Vec::new();
+        for x in xs {
+            for y in ys {
+                let merged = self.merge(x, y, depth + 1, false)?;
+                if merged != Value::Bool(false) {
+                    out.push(merged);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// One schema accepting exactly what both `outer` and `inner` accept. When `outer_sees_inner`,
+    /// `outer` is the node whose in-place applicators reach `inner` (a referencing node, or the
+    /// siblings of a union), so its `unevaluatedProperties` counts `inner`'s properties as
+    /// evaluated; otherwise (two property schemas of one key, two union branches) the two are
+    /// cousins and each one's `unevaluatedProperties` sees only its own.
+    fn merge(&mut self, outer: &Value, inner: &Value, depth: usize, outer_sees_inner: bool) -> Result<Value, Refusal> {
+        self.spend()?;
+        if depth > MAX_MERGE_DEPTH {
+            return Err(budget_exceeded(&format!("merges nest deeper than {MAX_MERGE_DEPTH} levels")));
+        }
+        let (a, b) = match (outer, inner) {
+            (Value::Bool(false), _) | (_, Value::Bool(false)) => return Ok(Value::Bool(false)),
+            (Value::Bool(true), other) | (other, Value::Bool(true)) => return Ok(other.clone()),
+            (Value::Object(a), Value::Object(b)) => (a, b),
+            _ => return Err(Refusal::new("type", "", "only schemas can be merged")),
+        };
+        if let Some(reference) = a.get("$ref") {
+            let target = self.target(reference)?;
+            let mut rest = a.clone();
+            rest.remove("$ref");
+            let inlined = self.merge(&Value::Object(rest), target, depth + 1, true)?;
+            return self.merge(&inlined, inner, depth + 1, outer_sees_inner);
+        }
+        if let Some(reference) = b.get("$ref") {
+            let target = self.target(reference)?;
+            let mut rest = b.clone();
+            rest.remove("$ref");
+            let inlined = self.merge(&Value::Object(rest), target, depth + 1, true)?;
+            return self.merge(outer, &inlined, depth + 1, outer_sees_inner);
+        }
+        self.merge_maps(a, b, depth, outer_sees_inner)
+    }
+
+    #[allow(clippy::too_many_lines)] // one arm per keyword reads better than a dispatch table
+    fn merge_maps(&mut self, outer: &Map<String, Value>, inner: &Map<String, Value>, depth: usize, outer_sees_inner: bool) -> Result<Value, Refusal> {
+        // An `unevaluatedProperties: false` that cannot see the other side's properties closes its
+        // own side.
+        let b = close_unevaluated(inner);
+        let closed_outer;
+        let a = if outer_sees_inner {
+            outer
+        } else {
+            closed_outer = close_unevaluated(outer);
+            &closed_outer
+        };
+        let mut out = Map::new();
+        let mut spills: Vec<Value> = Vec::new();
+        for (key, value) in a.iter().chain(b.iter()) {
+            if !constrains(key) && !matches!(key.as_str(), "$defs" | "definitions") && !out.contains_key(key) {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+        match (a.get("type"), b.get("type")) {
+            (Some(x), Some(y)) => {
+                let (Some(x), Some(y)) = (Types::of_keyword(x), Types::of_keyword(y)) else {
+                    return Err(Refusal::new("type", "", "malformed `type`"));
+                };
+                let both = x.and(y);
+                if both.is_empty() {
+                    return Ok(Value::Bool(false));
+                }
+                out.insert("type".to_owned(), both.to_keyword());
+            }
+            (Some(t), None) | (None, Some(t)) => {
+                out.insert("type".to_owned(), t.clone());
+            }
+            (None, None) => {}
+        }
+        match (value_set(a), value_set(&b)) {
+            (Some(x), Some(y)) => {
+                let both: Vec<Value> = x.into_iter().filter(|v| y.iter().any(|w| json_eq(v, w))).collect();
+                if both.is_empty() {
+                    return Ok(Value::Bool(false));
+                }
+                out.insert("enum".to_owned(), Value::Array(both));
+            }
+            (Some(values), None) | (None, Some(values)) => {
+                out.insert("enum".to_owned(), Value::Array(values));
+            }
+            (None, None) => {}
+        }
+        for key in ["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"] {
+            pick_bound(a, &b, &mut out, key, true);
+        }
+        for key in ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"] {
+            pick_bound(a, &b, &mut out, key, false);
+        }
+        match (a.get("multipleOf"), b.get("multipleOf")) {
+            (Some(x), Some(y)) => {
+                let both = least_common_multiple(x, y)
+                    .ok_or_else(|| budget_exceeded(&format!("`multipleOf` {x} and {y} have no least common multiple within exact arithmetic")))?;
+                out.insert("multipleOf".to_owned(), both);
+            }
+            (Some(v), None) | (None, Some(v)) => {
+                out.insert("multipleOf".to_owned(), v.clone());
+            }
+            (None, None) => {}
+        }
+        match (a.get("pattern").and_then(Value::as_str), b.get("pattern").and_then(Value::as_str)) {
+            (Some(x), Some(y)) => {
+                let both = combine_patterns(x, y).ok_or_else(|| {
+                    budget_exceeded(&format!("patterns `{x}` and `{y}` use backreferences or named groups and cannot be combined"))
+                })?;
+                out.insert("pattern".to_owned(), Value::from(both));
+            }
+            (Some(v), None) | (None, Some(v)) => {
+                out.insert("pattern".to_owned(), Value::from(v));
+            }
+            (None, None) => {}
+        }
+        match (a.get("format"), b.get("format")) {
+            (Some(x), Some(y)) if x != y => {
+                out.insert("format".to_owned(), x.clone());
+                spills.push(json!({"format": y}));
+            }
+            (Some(v), _) | (None, Some(v)) => {
+                out.insert("format".to_owned(), v.clone());
+            }
+            (None, None) => {}
+        }
+        if a.get("uniqueItems") == Some(&Value::Bool(true)) || b.get("uniqueItems") == Some(&Value::Bool(true)) {
+            out.insert("uniqueItems".to_owned(), Value::Bool(true));
+        }
+        let mut required: Vec<Value> = Vec::new();
+        for name in [a, &b].into_iter().filter_map(|m| m.get("required")).filter_map(Value::as_array).flatten() {
+            if !required.contains(name) {
+                required.push(name.clone());
+            }
+        }
+        if a.contains_key("required") || b.contains_key("required") {
+            out.insert("required".to_owned(), Value::Array(required));
+        }
+        match (a.get("items"), b.get("items")) {
+            (Some(x), Some(y)) => {
+                let both = self.merge(x, y, depth + 1, false)?;
+                out.insert("items".to_owned(), both);
+            }
+            (Some(v), None) | (None, Some(v)) => {
+                out.insert("items".to_owned(), v.clone());
+            }
+            (None, None) => {}
+        }
+        self.merge_properties(a, &b, &mut out, depth)?;
+        if let Some(v) = a.get("unevaluatedProperties") {
+            out.insert("unevaluatedProperties".to_owned(), v.clone());
+        }
+        for key in ["anyOf", "oneOf"] {
+            match (a.get(key).and_then(Value::as_array), b.get(key).and_then(Value::as_array)) {
+                (Some(x), Some(y)) => {
+                    let both = self.cross(x, y, depth)?;
+                    if both.is_empty() {
+                        return Ok(Value::Bool(false));
+                    }
+                    out.insert(key.to_owned(), Value::Array(both));
+                }
+                (Some(v), None) | (None, Some(v)) => {
+                    out.insert(key.to_owned(), Value::Array(v.clone()));
+                }
+                (None, None) => {}
+            }
+        }
+        for side in [a, &b] {
+            if let Some(Value::Array(pending)) = side.get(SPILL_MARKER) {
+                spills.extend(pending.iter().cloned());
+            }
+        }
+        if !spills.is_empty() {
+            out.insert(SPILL_MARKER.to_owned(), Value::Array(spills));
+        }
+        const HANDLED: &[&str] = &[
+            "type", "enum", "const", "minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "maximum", "exclusiveMaximum",
+            "maxLength", "maxItems", "maxProperties", "multipleOf", "pattern", "format", "uniqueItems", "required", "items", "properties",
+            "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf", SPILL_MARKER,
+        ];
+        if let Some(key) = a.keys().chain(b.keys()).find(|k| constrains(k) && !HANDLED.contains(&k.as_str())) {
+            return Err(Refusal::new(key.as_str(), "", format!("`{key}` cannot be merged into a strict schema")));
+        }
+        Ok(Value::Object(out))
+    }
+
+    /// `properties` and `additionalProperties` of a conjunction: a property declared on one side
+    /// only must also satisfy the other side's `additionalProperties` (so a closed side forbids it).
+    fn merge_properties(&mut self, a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Map<String, Value>, depth: usize) -> Result<(), Refusal> {
+        let (pa, pb) = (a.get("properties").and_then(Value::as_object), b.get("properties").and_then(Value::as_object));
+        let (extra_a, extra_b) = (a.get("additionalProperties"), b.get("additionalProperties"));
+        let mut properties = Map::new();
+        for (name, x) in pa.into_iter().flatten() {
+            let merged = match (pb.and_then(|p| p.get(name)), extra_b) {
+                (Some(y), _) | (None, Some(y)) => self.merge(x, y, depth + 1, false)?,
+                (None, None) => x.clone(),
+            };
+            properties.insert(name.clone(), merged);
+        }
+        for (name, y) in pb.into_iter().flatten() {
+            if properties.contains_key(name) {
+                continue;
+            }
+            let merged = match extra_a {
+                Some(x) => self.merge(x, y, depth + 1, false)?,
+                None => y.clone(),
+            };
+            properties.insert(name.clone(), merged);
+        }
+        if pa.is_some() || pb.is_some() {
+            out.insert("properties".to_owned(), Value::Object(properties));
+        }
+        match (extra_a, extra_b) {
+            (Some(x), Some(y)) => {
+                let both = self.merge(x, y, depth + 1, false)?;
+                out.insert("additionalProperties".to_owned(), both);
+            }
+            (Some(v), None) | (None, Some(v)) => {
+                out.insert("additionalProperties".to_owned(), v.clone());
+            }
+            (None, None) => {}
+        }
+        Ok(())
+    }
+}
+
+/// `unevaluatedProperties: false` read as closing the node over its own properties, for a node
+/// merged with a schema its in-place applicators do not reach.
+fn close_unevaluated(map: &Map<String, Value>) -> Map<String, Value> {
+    let mut map = map.clone();
+    if map.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
+        map.remove("unevaluatedProperties");
+        map.entry("additionalProperties").or_insert(Value::Bool(false));
+    }
+    map
+}
+
+/// A definition name (letters, digits, `_`, `-`) derived from where the target stands.
+fn definition_name(pointer: &str) -> String {
+    let tokens = pointer_tokens(pointer);
+    if let [container, name] = tokens.as_slice()
+        && matches!(container.as_str(), "$defs" | "definitions")
+    {
+        return name.clone();
+    }
+    let parts: Vec<&str> = tokens.iter().map(String::as_str).filter(|t| !matches!(*t, "$defs" | "definitions" | "properties")).collect();
+    parts.join("_")
+}
+
+fn sanitize(name: &str) -> String {
+    let cleaned: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).take(64).collect();
+    if cleaned.is_empty() { "def".to_owned() } else { cleaned }
+}
+
+fn copy(from: &Map<String, Value>, to: &mut Map<String, Value>, keys: &[&str]) {
+    for key in keys {
+        if let Some(v) = from.get(*key) {
+            to.insert((*key).to_owned(), v.clone());
+        }
+    }
+}
+
+fn spill(from: &Map<String, Value>, spills: &mut Vec<(String, Value)>, keys: &[&str]) {
+    for key in keys {
+        if let Some(v) = from.get(*key) {
+            spills.push(((*key).to_owned(), v.clone()));
+        }
+    }
+}
+
+/// Keep the tighter of two bounds: the larger lower bound, the smaller upper bound.
+fn pick_bound(a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Map<String, Value>, key: &str, lower: bool) {
+    let chosen = match (a.get(key), b.get(key)) {
+        (Some(x), Some(y)) => {
+            let (fx, fy) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            if (lower && fy > fx) || (!lower && fy < fx) { y } else { x }
+        }
+        (Some(v), None) | (None, Some(v)) => v,
+        (None, None) => return,
+    };
+    out.insert(key.to_owned(), chosen.clone());
+}
+
+/// The exact schema of one `enum`/`const` value: a closed object of exact properties, or an array
+/// of fixed length whose items are all that one value. An array of differing items has no exact
+/// schema without `prefixItems`; it becomes `false` (left out: a narrowing the table names).
+fn exact_schema(value: &Value, depth: usize) -> Result<Value, Refusal> {
+    if depth > walk::MAX_DEPTH {
+        return Err(limit("max-depth", format!("an enum value nests deeper than {} levels", walk::MAX_DEPTH)));
+    }
+    Ok(match value {
+        Value::Object(map) => {
+            let mut properties = Map::new();
+            for (k, v) in map {
+                properties.insert(k.clone(), exact_schema(v, depth + 1)?);
+            }
+            let names: Vec<Value> = map.keys().map(|k| Value::from(k.as_str())).collect();
+            json!({"type": "object", "properties": properties, "required": names, "additionalProperties": false})
+        }
+        Value::Array(items) => match items.first() {
+            None => json!({"type": "array", "maxItems": 0}),
+            Some(first) if items.iter().all(|i| json_eq(i, first)) => {
+                json!({"type": "array", "items": exact_schema(first, depth + 1)?, "minItems": items.len(), "maxItems": items.len()})
+            }
+            Some(_) => Value::Bool(false),
+        },
+        scalar => json!({"const": scalar}),
+    })
+}
+
+/// Whether the source schema accepts `null`: the question that decides whether an optional
+/// property can be a null-means-absent site. Exact for the `null` instance, which only `type`,
+/// `const`/`enum`, references and combinators can reject.
+fn admits_null(doc: &Value, schema: &Value, hops: usize) -> bool {
+    let Some(map) = schema.as_object() else { return schema == &Value::Bool(true) };
+    if let Some(t) = map.get("type")
+        && !Types::of_keyword(t).is_some_and(|t| t.intersects(Types::NULL))
+    {
+        return false;
+    }
+    if let Some(values) = value_set(map)
+        && !values.iter().any(Value::is_null)
+    {
+        return false;
+    }
+    if let Some(reference) = map.get("$ref") {
+        let target = reference.as_str().and_then(|r| r.strip_prefix('#')).and_then(|p| doc.pointer(p));
+        if hops >= 32 || !target.is_some_and(|t| admits_null(doc, t, hops + 1)) {
+            return false;
+        }
+    }
+    let branches = |key: &str| map.get(key).and_then(Value::as_array).map(|bs| bs.iter().filter(|b| admits_null(doc, b, hops)).count());
+    if branches("anyOf") == Some(0) || branches("oneOf").is_some_and(|n| n != 1) {
+        return false;
+    }
+    if let Some(all) = map.get("allOf").and_then(Value::as_array)
+        && !all.iter().all(|b| admits_null(doc, b, hops))
+    {
+        return false;
+    }
+    if map.get("not").is_some_and(|n| admits_null(doc, n, hops)) {
+        return false;
+    }
+    if let Some(condition) = map.get("if") {
+        let branch = if admits_null(doc, condition, hops) { map.get("then") } else { map.get("else") };
+        if branch.is_some_and(|b| !admits_null(doc, b, hops)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// The translation of an optional property, widened to accept `null` (which the codec reads as
+/// "absent"): `null` added to a scalar `type` (and `enum`), a `{type: null}` branch added to an
+/// `anyOf`, or the node wrapped as `anyOf: [node, {type: null}]`.
+fn nullable(node: Value) -> Value {
+    let Value::Object(mut map) = node else { return json!({"anyOf": [node, {"type": "null"}]}) };
+    if !map.contains_key("$ref") {
+        if let Some(types) = map.get("type").and_then(Types::of_keyword)
+            && types.is_subset_of(Types::SCALARS)
+        {
+            map.insert("type".to_owned(), types.or(Types::NULL).to_keyword());
+            if let Some(Value::Array(values)) = map.get_mut("enum")
+                && !values.iter().any(Value::is_null)
+            {
+                values.push(Value::Null);
+            }
+            return Value::Object(map);
+        }
+        if !map.contains_key("type")
+            && let Some(Value::Array(branches)) = map.get_mut("anyOf")
+        {
+            branches.push(json!({"type": "null"}));
+            return Value::Object(map);
+        }
+    }
+    json!({"anyOf": [Value::Object(map), {"type": "null"}]})
+}
+
+/// Add a translated branch to a union: a never-valid branch adds nothing, a bare `anyOf` is
+/// spliced in.
+fn push_branch(branches: &mut Vec<Value>, node: Value) {
+    if is_never(&node) {
+        return;
+    }
+    match node {
+        Value::Object(map) if map.len() == 1 && map.get("anyOf").is_some_and(Value::is_array) => {
+            if let Some(Value::Array(inner)) = map.into_iter().next().map(|(_, v)| v) {
+                branches.extend(inner);
+            }
+        }
+        other => branches.push(other),
+    }
+}
+
+/// Put the source node's title and description on its translation, with the spilled keywords:
+/// ` (default: X)` after the description, then a `{keyword: value, ...}` block. A bare `$ref`
+/// takes no siblings in strict mode, so it is wrapped as a one-branch `anyOf` first.
+fn annotate(node: Value, source: &Map<String, Value>, mut spills: Vec<(String, Value)>) -> Value {
+    if is_never(&node) {
+        return node;
+    }
+    let mut text = source.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
+    if let Some(default) = source.get("default")
+        && !text.contains("(default:")
+    {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&format!("(default: {default})"));
+    }
+    let mut annotations = Vec::new();
+    for (key, value) in source {
+        let keep = match key.as_str() {
+            "examples" | "contentEncoding" | "contentMediaType" => true,
+            "deprecated" | "readOnly" | "writeOnly" => value != &Value::Bool(false),
+            _ => false,
+        };
+        if keep {
+            annotations.push((key.clone(), value.clone()));
+        }
+    }
+    annotations.append(&mut spills);
+    if !annotations.is_empty() {
+        let block: Vec<String> = annotations.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push('{');
+        text.push_str(&block.join(", "));
+        text.push('}');
+    }
+    let title = source.get("title").filter(|t| t.is_string()).cloned();
+    if text.is_empty() && title.is_none() {
+        return node;
+    }
+    let node = if node.get("$ref").is_some() { json!({"anyOf": [node]}) } else { node };
+    let Value::Object(inner) = node else { return node };
+    let mut out = Map::new();
+    if let Some(title) = title {
+        out.insert("title".to_owned(), title);
+    }
+    if !text.is_empty() {
+        if let Some(own) = inner.get("description").and_then(Value::as_str) {
+            text = format!("{text}\n\n{own}");
+        }
+        out.insert("description".to_owned(), Value::from(text));
+    }
+    for (k, v) in inner {
+        out.entry(k).or_insert(v);
+    }
+    Value::Object(out)
+}
+
+/// Collect the null-means-absent sites recorded on object nodes, now that their pointers in the
+/// projection are final, and remove the markers.
+fn take_sites(projection: &mut Value) -> Vec<NullSite> {
+    let mut sites = Vec::new();
+    if let Ok(occurrences) = walk::occurrences(projection) {
+        for occurrence in occurrences.iter().filter(|o| o.keyword == SITES_MARKER) {
+            for name in occurrence.value.as_array().into_iter().flatten().filter_map(Value::as_str) {
+                sites.push(NullSite { object: occurrence.pointer.clone(), property: name.to_owned() });
+            }
+        }
+    }
+    *projection = strip_markers(projection);
+    sites
+}
+
+fn strip_markers(node: &Value) -> Value {
+    let mapped = walk::map_children(node, |child| Ok::<_, ()>(strip_markers(child.schema))).unwrap_or_else(|()| node.clone());
+    match mapped {
+        Value::Object(mut map) => {
+            map.remove(SITES_MARKER);
+            Value::Object(map)
+        }
+        other => other,
+    }
+}
+
+/// The documented size limits, checked on what would be sent.
+fn check_limits(projection: &Value) -> Result<(), Refusal> {
+    let mut properties = 0usize;
+    let mut enum_values = 0usize;
+    let mut characters: usize = projection.get("$defs").and_then(Value::as_object).map_or(0, |d| d.keys().map(|k| k.chars().count()).sum());
+    let mut stack = vec![(projection, String::new(), 0usize)];
+    while let Some((node, pointer, level)) = stack.pop() {
+        let is_object = node.get("type").and_then(Types::of_keyword).is_some_and(|t| t.intersects(Types::OBJECT));
+        let level = level + usize::from(is_object);
+        if level > MAX_NESTING {
+            return Err(limit("max-depth", format!("objects nest {level} levels deep at `{pointer}`; strict mode allows {MAX_NESTING}")));
+        }
+        if let Some(declared) = node.get("properties").and_then(Value::as_object) {
+            properties += declared.len();
+            characters += declared.keys().map(|k| k.chars().count()).sum::<usize>();
+        }
+        if let Some(values) = node.get("enum").and_then(Value::as_array) {
+            enum_values += values.len();
+            let length: usize = values.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum();
+            characters += length;
+            if values.len() > LARGE_ENUM_VALUES && length > MAX_LARGE_ENUM_STRING_LENGTH {
+                return Err(limit(
+                    "max-enum-string-length",
+                    format!(
+                        "the enum at `{pointer}` has {} values of {length} characters in total; past {LARGE_ENUM_VALUES} values strict mode allows {MAX_LARGE_ENUM_STRING_LENGTH}",
+                        values.len()
+                    ),
+                ));
+            }
+        }
+        for child in walk::children(node) {
+            // Each definition is its own tree: its nesting starts again at its root.
+            let child_level = if child.keyword == "$defs" { 0 } else { level };
+            stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), child_level));
+        }
+    }
+    if properties > MAX_PROPERTIES {
+        return Err(limit("max-properties", format!("{properties} object properties; strict mode allows {MAX_PROPERTIES}")));
+    }
+    if enum_values > MAX_ENUM_VALUES {
+        return Err(limit("max-enum-values", format!("{enum_values} enum values; strict mode allows {MAX_ENUM_VALUES}")));
+    }
+    if characters > MAX_STRING_LENGTH {
+        return Err(limit(
+            "max-string-length",
+            format!("{characters} characters of property names, definition names and enum values; strict mode allows {MAX_STRING_LENGTH}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Two patterns as one: both must match somewhere in the string, which lookaheads anchored at the
+/// start say exactly. Backreferences and named groups would be renumbered or clash; refused.
+fn combine_patterns(a: &str, b: &str) -> Option<String> {
+    if a == b {
+        return Some(a.to_owned());
+    }
+    if has_group_references(a) || has_group_references(b) {
+        return None;
+    }
+    Some(format!("^(?=[\\s\\S]*?(?:{a}))(?=[\\s\\S]*?(?:{b}))"))
+}
+
+fn has_group_references(pattern: &str) -> bool {
+    let bytes = pattern.as_bytes();
+    let mut in_class = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => {
+                if !in_class && bytes.get(i + 1).is_some_and(|n| (b'1'..=b'9').contains(n) || *n == b'k') {
+                    return true;
+                }
+                i += 2;
+                continue;
+            }
+            b'[' => in_class = true,
+            b']' => in_class = false,
+            b'(' if !in_class => {
+                let rest = &pattern[i..];
+                if rest.starts_with("(?<") && !rest.starts_with("(?<=") && !rest.starts_with("(?<!") {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The least common multiple of two positive `multipleOf` values, computed exactly on their
+/// decimal expansions; `None` when it does not fit.
+fn least_common_multiple(a: &Value, b: &Value) -> Option<Value> {
+    if json_eq(a, b) {
+        return Some(a.clone());
+    }
+    let (pa, qa) = rational(a)?;
+    let (pb, qb) = rational(b)?;
+    let numerator = pa.checked_div(gcd(pa, pb))?.checked_mul(pb)?;
+    let denominator = gcd(qa, qb);
+    if denominator == 1 {
+        return u64::try_from(numerator).ok().map(Value::from);
+    }
+    // The denominator divides a power of ten, so the quotient is a finite decimal.
+    let mut scale = 1u128;
+    let mut digits = 0usize;
+    while !scale.is_multiple_of(denominator) {
+        scale = scale.checked_mul(10)?;
+        digits += 1;
+    }
+    let scaled = numerator.checked_mul(scale / denominator)?.to_string();
+    let padded = format!("{scaled:0>width$}", width = digits + 1);
+    let (int, frac) = padded.split_at(padded.len() - digits);
+    format!("{int}.{frac}").parse::<f64>().ok().and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
+}
+
+/// A positive number as a reduced fraction of its shortest decimal spelling.
+fn rational(value: &Value) -> Option<(u128, u128)> {
+    let number = value.as_number()?;
+    if let Some(n) = number.as_u64() {
+        return (n > 0).then_some((u128::from(n), 1));
+    }
+    let f = number.as_f64()?;
+    if !(f.is_finite() && f > 0.0) {
+        return None;
+    }
+    let text = f.to_string();
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let mut denominator = 1u128;
+    for _ in 0..frac.len() {
+        denominator = denominator.checked_mul(10)?;
+    }
+    let numerator: u128 = format!("{int}{frac}").trim_start_matches('0').parse().ok()?;
+    let g = gcd(numerator, denominator);
+    Some((numerator / g, denominator / g))
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests;
