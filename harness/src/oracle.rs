@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
+use schema_fidelity_translators::root;
 use schema_fidelity_translators::walk::{self, Occurrence};
 use schema_fidelity_translators::{Dialect, Outcome, Projection, Refusal, Translator};
 use serde_json::Value;
@@ -243,8 +244,12 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
     }
 
     // 3. Refusals.
-    let root_is_object = case.schema.get("type") == Some(&Value::from("object"));
-    let root_refused = table.requires_object_root && !root_is_object;
+    // Under `requires_object_root`, a root that may accept a non-object must be refused (forcing
+    // `type: object` onto it narrows, opencode#1667); a root that plainly says `type: "object"`
+    // must not be; one in between (an `allOf` with an object branch) may be refused or projected.
+    let literal_object_root = case.schema.get("type") == Some(&Value::from("object"));
+    let root_refused = table.requires_object_root && !literal_object_root && !root::accepts_only_objects(&case.schema);
+    let root_may_be_refused = table.requires_object_root && !literal_object_root;
     let refused_rows: Vec<_> = ctx.rows.iter().filter(|(_, r)| r.disposition == Disposition::Refused).collect();
     let must_refuse = root_refused || !refused_rows.is_empty();
     let outcome = match catch_unwind(AssertUnwindSafe(|| translator.translate(&case.schema))) {
@@ -266,12 +271,12 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
                     &format!("the translator {refusal}, but the table declares no limit `{limit}` under `limits:`"),
                 );
             }
-            if !must_refuse {
+            let cites_root = root_may_be_refused && refusal.pointer.is_empty() && (refusal.keyword == "type" || case.schema.get(&refusal.keyword).is_some());
+            if !must_refuse && !cites_root {
                 let what = format!("the translator {refusal}, but no row present is refused: a refusal must cite a refused row");
                 let cited = |o: &Occurrence<'_>| o.keyword == refusal.keyword && o.pointer == refusal.pointer;
                 return ctx.unusable(FailureKind::UnexpectedRefusal(refusal.clone()), &what, cited);
             }
-            let cites_root = root_refused && refusal.keyword == "type" && refusal.pointer.is_empty();
             let cites_row = refused_rows.iter().any(|(o, _)| o.keyword == refusal.keyword && o.pointer == refusal.pointer);
             if cites_root || cites_row {
                 return Verdict::Pass(Summary { refused: true, rows: row_ids(&ctx), ..Summary::default() });
@@ -289,7 +294,7 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
     if must_refuse {
         let mut what = String::from("a refused row applies but the translator projected:");
         if root_refused {
-            what.push_str("\n  the table requires an object root (`type: \"object\"`) and the source root is not one");
+            what.push_str("\n  the table requires an object root and the source root may accept a non-object");
         }
         for (o, r) in &refused_rows {
             let _ = write!(what, "\n  {} at `{}`", r.id, o.pointer);
@@ -452,7 +457,92 @@ fn row_ids(ctx: &Context<'_>) -> Vec<String> {
 }
 
 fn grammar_errors(grammar: &Value, projection: &Value) -> Result<(), String> {
-    let validator = jsonschema::draft202012::options().build(grammar).map_err(|e| format!("the grammar itself does not compile: {e}"))?;
+    // A grammar is compiled once per run, not once per case: a provider's allowlist with dozens of
+    // conditionals costs milliseconds to build, times every case of the corpus and the suite.
+    static COMPILED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<jsonschema::Validator>>>> =
+        std::sync::OnceLock::new();
+    let key = grammar.to_string();
+    let cache = COMPILED.get_or_init(Default::default);
+    let cached = cache.lock().ok().and_then(|c| c.get(&key).cloned());
+    let validator = match cached {
+        Some(v) => v,
+        None => {
+            let built = std::sync::Arc::new(
+                jsonschema::draft202012::options().build(grammar).map_err(|e| format!("the grammar itself does not compile: {e}"))?,
+            );
+            if let Ok(mut c) = cache.lock() {
+                c.insert(key, built.clone());
+            }
+            built
+        }
+    };
     let errors: Vec<String> = validator.iter_errors(projection).map(|e| format!("  at `{}`: {e}", e.instance_path())).collect();
     if errors.is_empty() { Ok(()) } else { Err(errors.join("\n")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Instance;
+    use schema_fidelity_translators::builtin::ObjectRoot;
+    use serde_json::json;
+
+    /// A translator that answers with a fixed outcome, whatever the schema.
+    struct Fixed(Outcome);
+
+    impl Translator for Fixed {
+        fn name(&self) -> &str {
+            "object-root"
+        }
+        fn translate(&self, _: &Value) -> Outcome {
+            self.0.clone()
+        }
+    }
+
+    fn table() -> Table {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let path = root.join("dispositions/object-root.yaml");
+        crate::table::load(&path, &path, &root.join("dispositions")).expect("the object-root table loads")
+    }
+
+    fn case(schema: Value, instances: &[(Value, bool)]) -> Case {
+        Case {
+            id: "inline::case".to_owned(),
+            file: PathBuf::from("inline"),
+            line: None,
+            description: String::new(),
+            issues: Vec::new(),
+            schema,
+            instances: instances.iter().map(|(data, valid)| Instance { description: String::new(), data: data.clone(), valid: *valid }).collect(),
+            origin: Origin::Own,
+            assert_formats: true,
+        }
+    }
+
+    #[test]
+    fn a_root_that_only_accepts_objects_may_be_forced() {
+        let c = case(json!({"allOf": [{"type": "object", "required": ["a"]}]}), &[(json!({"a": 1}), true), (json!("a"), false)]);
+        assert!(matches!(check(&table(), &ObjectRoot, &c, &Env::default()), Verdict::Pass(Summary { refused: false, .. })));
+        // Refusing it, citing the missing `type`, is also within the rule.
+        let refuse = Fixed(Outcome::Refused(Refusal::new("type", "", "no literal object type")));
+        assert!(matches!(check(&table(), &refuse, &c, &Env::default()), Verdict::Pass(Summary { refused: true, .. })));
+    }
+
+    #[test]
+    fn a_root_that_accepts_more_must_be_refused_citing_the_root() {
+        let c = case(json!({"not": {"type": "string"}}), &[(json!({}), true), (json!(1), true), (json!("a"), false)]);
+        let forced = Fixed(Outcome::json_schema(json!({"type": "object", "not": {"type": "string"}})));
+        let verdict = check(&table(), &forced, &c, &Env::default());
+        assert_eq!(verdict.failure().map(|f| f.kind.clone()), Some(FailureKind::MissingRefusal));
+        assert!(matches!(check(&table(), &ObjectRoot, &c, &Env::default()), Verdict::Pass(Summary { refused: true, .. })));
+        let elsewhere = Fixed(Outcome::Refused(Refusal::new("type", "/not", "wrong place")));
+        assert!(matches!(check(&table(), &elsewhere, &c, &Env::default()).failure().map(|f| &f.kind), Some(FailureKind::RefusalCitesWrongRow(_))));
+    }
+
+    #[test]
+    fn a_literal_object_root_may_not_be_refused_for_its_root() {
+        let c = case(json!({"type": "object"}), &[(json!({}), true)]);
+        let refuse = Fixed(Outcome::Refused(Refusal::new("type", "", "no")));
+        assert!(matches!(check(&table(), &refuse, &c, &Env::default()).failure().map(|f| &f.kind), Some(FailureKind::UnexpectedRefusal(_))));
+    }
 }

@@ -11,12 +11,14 @@
 //! - [`form`]: value forms, by which a disposition row may refine itself.
 //! - [`model`]: the [`Translator`](model::Translator) trait and its outcome.
 //! - [`codec`]: instance mappings for projections that change instance shape on purpose.
+//! - [`root`]: whether a root accepts only objects (where forcing `type: object` is exact).
 //! - [`builtin`]: the reference translators.
 
 pub mod builtin;
 pub mod codec;
 pub mod form;
 pub mod model;
+pub mod root;
 pub mod vocabulary;
 pub mod walk;
 

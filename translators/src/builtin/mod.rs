@@ -1,17 +1,26 @@
 //! The reference translators that ship with schema-fidelity, one file each.
 
 mod anthropic;
+mod cca_claude;
 mod gemini;
 mod gemini_proto;
 mod identity;
+mod mcp;
+mod moonshot;
+mod object_root;
 mod openai_common;
 mod openai_responses;
 mod openai_strict;
+mod schema_algebra;
 
 pub use anthropic::Anthropic;
+pub use cca_claude::CcaClaude;
 pub use gemini::Gemini;
 pub use gemini_proto::GeminiProto;
 pub use identity::Identity;
+pub use mcp::Mcp;
+pub use moonshot::Moonshot;
+pub use object_root::ObjectRoot;
 pub use openai_responses::OpenAiResponses;
 pub use openai_strict::OpenAiStrict;
 
@@ -27,6 +36,10 @@ pub fn all() -> Vec<Box<dyn Translator>> {
         Box::new(OpenAiResponses),
         Box::new(Gemini),
         Box::new(GeminiProto),
+        Box::new(CcaClaude),
+        Box::new(Moonshot),
+        Box::new(Mcp),
+        Box::new(ObjectRoot),
     ]
 }
 

@@ -1,0 +1,1001 @@
+//! `moonshot`: Moonshot/Kimi tool `parameters`, which must be "Moonshot flavored JSON Schema" (MFJS).
+//!
+//! Moonshot checks every tool schema with its validator *walle* before generation and answers
+//! `tools.function.parameters is not a valid moonshot flavored json schema` for what it rejects.
+//! walle walks only the root, `properties` values, `items`, `additionalProperties`, `anyOf` items
+//! and the root's `$defs`; at those positions (see `dispositions/grammars/moonshot.json`):
+//!
+//! - every subschema is an object (no `true`/`false`) that declares `type`, or is an `anyOf` or a
+//!   `$ref`; `type` never stands beside `anyOf`/`$ref`, and beside them only `description`/`title`
+//!   may (the root may also keep `$defs`, `$id`);
+//! - `enum` needs a `type` its values match; `items` is one object; `required` names properties;
+//! - `$ref` is `#` or `#/$defs/<name>`, `$defs`/`$id` only at the root.
+//!
+//! Keywords MFJS does not support (`not`, `allOf`, `oneOf`, `if`, `pattern`, `const` ...) pass walle
+//! unchecked; the MFJS spec says the model may not be held to them. This translator keeps them
+//! rather than dropping them (a dropped `not` inverts what it forbade, D7), and rewrites the
+//! structure exactly:
+//!
+//! - every reference is resolved (through embedded resources and anchors), its target hoisted into
+//!   the root `$defs` under a plain name, and nested `$id`/`$anchor`/`$defs` removed;
+//! - an untyped node becomes an `anyOf` with one branch per JSON type it admits, each keeping the
+//!   keywords that apply to that type (`{enum: [a, b]}` becomes `{type: string, enum: [a, b]}`;
+//!   `{}` becomes six typed branches): never an invented `type: string` (kimi-cli#2621);
+//! - `type` beside `anyOf`, and every other keyword there, moves into each branch (exact:
+//!   `T ∧ (A ∨ B) = (T ∧ A) ∨ (T ∧ B)`); a branch that contradicts it is dropped;
+//! - `$ref` with sibling constraints is inlined when its target is not recursive, else kept inside
+//!   an `allOf` beside the siblings; `true` becomes the typed "anything", `false` a typed node that
+//!   accepts nothing (`not: {}`), `items: false` a `maxItems`;
+//! - `items` beside `prefixItems` (walle would apply it to every element, contradicting the
+//!   tuple) moves into an `allOf` where it still applies only past the prefix.
+//!
+//! Where two keywords cannot share one node (both sides of a conjunction have `properties` with
+//! `additionalProperties`, two `pattern`s), the second goes into an `allOf`: exact, but a place MFJS
+//! does not enforce. With `unevaluated*` in the schema, a node that would need its keywords
+//! distributed is instead wrapped whole (`anyOf` of `{type: T, allOf: [node]}`), so the evaluated
+//! annotations stay where they were. Documented limits (nesting depth, property count, enum
+//! values, reserved property names, `/` inside `$defs`) refuse with `limit:<name>`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value};
+
+use super::object_root::force_object_root;
+use super::schema_algebra::{Types, admitted_types, domain};
+use crate::form::Form;
+use crate::model::{Outcome, Refusal, Translator};
+use crate::root::percent_decode;
+use crate::vocabulary::{self, ValueKind};
+use crate::walk;
+
+/// Moonshot/Kimi MFJS.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Moonshot;
+
+impl Translator for Moonshot {
+    fn name(&self) -> &str {
+        "moonshot"
+    }
+
+    fn translate(&self, source: &Value) -> Outcome {
+        match translate(source) {
+            Ok(schema) => Outcome::json_schema(schema),
+            Err(refusal) => Outcome::Refused(refusal),
+        }
+    }
+}
+
+/// MFJS limits from walle's documentation (`docs/walle.md`), enforced on the projection.
+const MAX_DEPTH: usize = 5;
+const MAX_PROPERTIES: usize = 100;
+const MAX_ENUM_VALUES: usize = 500;
+const MAX_ANY_OF_ITEMS: usize = 10;
+/// Past this many alternatives for one node, it is wrapped whole rather than distributed.
+const MAX_ALTERNATIVES: usize = 60;
+/// Property names walle reserves for keywords.
+const RESERVED_PROPERTY_NAMES: [&str; 5] = ["$defs", "$ref", "anyOf", "required", "additionalProperties"];
+/// The six JSON types a typed "anything" lists (`integer` is within `number`).
+const ALL_TYPES: [&str; 6] = ["string", "number", "boolean", "object", "array", "null"];
+
+fn translate(source: &Value) -> Result<Value, Refusal> {
+    walk::check_depth(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+    refuse_unsupported_references(source)?;
+    let rooted = force_object_root(source)?;
+    let hoisted = Hoister::run(&rooted)?;
+    let unevaluated = walk::occurrences(&rooted)
+        .map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?
+        .iter()
+        .any(|o| matches!(o.keyword, "unevaluatedProperties" | "unevaluatedItems"));
+    let mut normalizer = Normalizer::new(hoisted.defs, unevaluated);
+    let defs = normalizer.all_defs();
+    // The root's own `$schema`/`$id` describe the document, not the instance: they stay on the
+    // root, beside whatever it becomes, with the hoisted definitions.
+    let mut document_keys = Map::new();
+    let mut body = hoisted.root;
+    if let Value::Object(map) = &mut body {
+        for key in ["$schema", "$id"] {
+            if let Some(v) = map.remove(key) {
+                document_keys.insert(key.to_owned(), v);
+            }
+        }
+    }
+    let mut root = normalizer.node(&body, 0);
+    if let Value::Object(map) = &mut root {
+        map.extend(document_keys);
+        if !defs.is_empty() {
+            map.insert("$defs".to_owned(), Value::Object(defs));
+        }
+    }
+    check_limits(&root)?;
+    Ok(root)
+}
+
+/// `$dynamicRef` and references to other documents have no MFJS form.
+fn refuse_unsupported_references(source: &Value) -> Result<(), Refusal> {
+    for o in walk::occurrences(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))? {
+        match o.keyword {
+            // A meta-schema of one's own changes which vocabularies apply; MFJS supports none.
+            "$schema" if !o.value.as_str().is_some_and(|u| u.starts_with("https://json-schema.org/") || u.starts_with("http://json-schema.org/")) => {
+                return Err(limit("meta-schemas", format!("`$schema` at `{}` names the meta-schema {}; MFJS supports no meta-schemas of one's own", o.pointer, o.value)));
+            }
+            "$dynamicRef" => {
+                return Err(Refusal::new(o.keyword, o.pointer, "MFJS has no dynamic references (walle: `$dynamicRef` is not supported)"));
+            }
+            "$ref" if Form::of(o.keyword, o.value) == Form::Uri => {
+                return Err(Refusal::new(o.keyword, o.pointer, format!("`{}` is not an in-document reference; MFJS allows `#` and `#/$defs/..` only", o.value)));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+// ---- references ----------------------------------------------------------------------------
+
+/// The source with every reference rewritten to `#` or `#/$defs/<plain name>`, and the hoisted
+/// definitions those names refer to.
+struct Hoisted {
+    root: Value,
+    defs: BTreeMap<String, Value>,
+}
+
+struct Hoister<'a> {
+    document: &'a Value,
+    /// `(resource root pointer, anchor name)` -> pointer of the anchored node.
+    anchors: BTreeMap<(String, String), String>,
+    /// Target pointer -> hoisted name.
+    names: BTreeMap<String, String>,
+    taken: BTreeSet<String>,
+    pending: Vec<String>,
+}
+
+impl<'a> Hoister<'a> {
+    fn run(document: &'a Value) -> Result<Hoisted, Refusal> {
+        let mut hoister = Self { document, anchors: BTreeMap::new(), names: BTreeMap::new(), taken: BTreeSet::new(), pending: Vec::new() };
+        hoister.index_anchors(document, "", "", 0);
+        let root = hoister.rewritten("")?;
+        let mut defs = BTreeMap::new();
+        while let Some(target) = hoister.pending.pop() {
+            let Some(name) = hoister.names.get(&target).cloned() else { continue };
+            defs.insert(name, hoister.rewritten(&target)?);
+        }
+        Ok(Hoisted { root, defs })
+    }
+
+    fn index_anchors(&mut self, node: &Value, pointer: &str, resource: &str, depth: usize) {
+        let Some(map) = node.as_object() else { return };
+        if depth > walk::MAX_DEPTH {
+            return;
+        }
+        let resource = if !pointer.is_empty() && map.get("$id").is_some_and(Value::is_string) { pointer } else { resource };
+        for key in ["$anchor", "$dynamicAnchor"] {
+            if let Some(name) = map.get(key).and_then(Value::as_str) {
+                self.anchors.entry((resource.to_owned(), name.to_owned())).or_insert_with(|| pointer.to_owned());
+            }
+        }
+        for child in walk::children(node) {
+            self.index_anchors(child.schema, &format!("{pointer}{}", child.pointer_suffix()), resource, depth + 1);
+        }
+    }
+
+    /// The resource root (nearest schema with `$id`, else the document) a pointer lies in.
+    fn resource_of(&self, pointer: &str) -> String {
+        let mut resource = String::new();
+        let mut node = self.document;
+        let mut at = String::new();
+        let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
+        let mut i = 0;
+        loop {
+            if !at.is_empty() && node.get("$id").is_some_and(Value::is_string) {
+                resource.clone_from(&at);
+            }
+            let Some(keyword) = tokens.get(i) else { break };
+            let steps = match walk::value_kind(&unescape(keyword)) {
+                Some(ValueKind::SchemaMap | ValueKind::SchemaArray) => 2,
+                Some(ValueKind::Schema) => 1,
+                _ => break,
+            };
+            for _ in 0..steps {
+                let Some(token) = tokens.get(i) else { break };
+                at.push('/');
+                at.push_str(token);
+                node = match node {
+                    Value::Object(m) => m.get(&unescape(token)).unwrap_or(&Value::Null),
+                    Value::Array(a) => token.parse::<usize>().ok().and_then(|n| a.get(n)).unwrap_or(&Value::Null),
+                    _ => &Value::Null,
+                };
+                i += 1;
+            }
+        }
+        resource
+    }
+
+    /// The document pointer a fragment reference at `pointer` names.
+    fn resolve(&self, pointer: &str, reference: &str) -> Option<String> {
+        let fragment = percent_decode(reference.strip_prefix('#')?)?;
+        let resource = self.resource_of(pointer);
+        let target = if fragment.is_empty() || fragment.starts_with('/') {
+            format!("{resource}{fragment}")
+        } else {
+            self.anchors.get(&(resource, fragment))?.clone()
+        };
+        self.document.pointer(&target).filter(|v| walk::is_schema(v)).map(|_| target)
+    }
+
+    fn name_for(&mut self, target: &str) -> String {
+        if let Some(name) = self.names.get(target) {
+            return name.clone();
+        }
+        let last = target.rsplit('/').next().map(unescape).unwrap_or_default();
+        let plain = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        let mut name = if target == format!("/$defs/{}", walk::escape(&last)) && plain(&last) {
+            last
+        } else {
+            let cleaned: String = last.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-')).collect();
+            if cleaned.is_empty() || cleaned.chars().all(|c| c.is_ascii_digit()) { format!("def-{cleaned}") } else { cleaned }
+        };
+        if self.taken.contains(&name) {
+            let base = name.clone();
+            let mut n = 2;
+            while self.taken.contains(&name) {
+                name = format!("{base}-{n}");
+                n += 1;
+            }
+        }
+        self.taken.insert(name.clone());
+        self.names.insert(target.to_owned(), name.clone());
+        self.pending.push(target.to_owned());
+        name
+    }
+
+    /// A copy of the schema at `pointer` with references rewritten and resource keywords removed.
+    fn rewritten(&mut self, pointer: &str) -> Result<Value, Refusal> {
+        let node = self.document.pointer(pointer).cloned().unwrap_or(Value::Bool(true));
+        self.rewrite(&node, pointer, pointer.is_empty(), 0)
+    }
+
+    fn rewrite(&mut self, node: &Value, pointer: &str, document_root: bool, depth: usize) -> Result<Value, Refusal> {
+        if depth > walk::MAX_DEPTH {
+            return Err(Refusal::new("$depth", pointer, "schema nests too deep"));
+        }
+        let mapped = walk::map_children(node, |child| self.rewrite(child.schema, &format!("{pointer}{}", child.pointer_suffix()), false, depth + 1))?;
+        let Value::Object(mut map) = mapped else { return Ok(mapped) };
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_owned) {
+            let target = self
+                .resolve(pointer, &reference)
+                .ok_or_else(|| Refusal::new("$ref", pointer, format!("`{reference}` does not name a schema in this document")))?;
+            let rewritten = if target.is_empty() { "#".to_owned() } else { format!("#/$defs/{}", self.name_for(&target)) };
+            map.insert("$ref".to_owned(), Value::from(rewritten));
+        }
+        // References now name the root or its `$defs`, so resource boundaries and anchors go; the
+        // root's `$defs` is rebuilt from the hoisted targets.
+        for key in ["$anchor", "$dynamicAnchor", "$defs", "definitions"] {
+            map.remove(key);
+        }
+        if !document_root {
+            map.remove("$id");
+            map.remove("$schema");
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+// ---- the normal form -----------------------------------------------------------------------
+
+/// One alternative of a node's normal form: a typed node, or `{$ref}` alone.
+type Alt = Map<String, Value>;
+
+/// Keywords that decide together which part of an instance each applies to.
+const GROUPS: [&[&str]; 4] = [
+    &["properties", "patternProperties", "additionalProperties"],
+    &["prefixItems", "items"],
+    &["contains", "minContains", "maxContains"],
+    &["if", "then", "else"],
+];
+
+const ANNOTATIONS: [&str; 2] = ["description", "title"];
+
+struct Normalizer {
+    raw_defs: BTreeMap<String, Value>,
+    done: BTreeMap<String, Value>,
+    recursive: BTreeSet<String>,
+    unevaluated: bool,
+    /// Bytes of inlined definitions left; past it references stay references.
+    inline_budget: usize,
+}
+
+impl Normalizer {
+    fn new(raw_defs: BTreeMap<String, Value>, unevaluated: bool) -> Self {
+        let recursive = recursive_definitions(&raw_defs);
+        Self { raw_defs, done: BTreeMap::new(), recursive, unevaluated, inline_budget: 20_000 }
+    }
+
+    fn all_defs(&mut self) -> Map<String, Value> {
+        let names: Vec<String> = self.raw_defs.keys().cloned().collect();
+        names.into_iter().map(|n| (n.clone(), self.def(&n))).collect()
+    }
+
+    fn def(&mut self, name: &str) -> Value {
+        if let Some(v) = self.done.get(name) {
+            return v.clone();
+        }
+        let raw = self.raw_defs.get(name).cloned().unwrap_or(Value::Bool(true));
+        let normal = self.node(&raw, 0);
+        self.done.insert(name.to_owned(), normal.clone());
+        normal
+    }
+
+    /// The normal form of a schema at a position walle checks.
+    fn node(&mut self, schema: &Value, depth: usize) -> Value {
+        self.node_as(schema, depth, false)
+    }
+
+    /// `branch`: the node is an `anyOf` branch whose alternatives will be conjoined with its
+    /// parent's keywords, so `required` names the parent lists are left for the parent to settle.
+    fn node_as(&mut self, schema: &Value, depth: usize, branch: bool) -> Value {
+        if depth > walk::MAX_DEPTH {
+            return schema.clone();
+        }
+        let map = match schema {
+            Value::Bool(true) => Map::new(),
+            Value::Bool(false) => return Value::Object(unsatisfiable()),
+            Value::Object(map) => map.clone(),
+            other => return other.clone(),
+        };
+        let (annotations, rest) = split_annotations(&map);
+        let alts = self.alternatives(&rest, depth, branch);
+        assemble(annotations, alts)
+    }
+
+    fn alternatives(&mut self, rest: &Map<String, Value>, depth: usize, branch: bool) -> Vec<Alt> {
+        let mut rest = rest.clone();
+        if !rest.contains_key("anyOf")
+            && let Some(Value::Array(branches)) = rest.get("oneOf")
+            && provably_disjoint(branches)
+        {
+            // Exactly one of disjoint branches is any one of them: MFJS enforces `anyOf`.
+            let branches = rest.remove("oneOf").unwrap_or_default();
+            rest.insert("anyOf".to_owned(), branches);
+        }
+        let rest = &rest;
+        let constraints = rest.keys().any(|k| !matches!(k.as_str(), "anyOf" | "$ref") && vocabulary::is_keyword(k));
+        if self.unevaluated && (rest.contains_key("anyOf") || rest.contains_key("$ref")) && constraints {
+            return opaque(rest);
+        }
+        let mut base = rest.clone();
+        let any_of = base.remove("anyOf");
+        let reference = base.remove("$ref");
+        let base = self.prepare(base, depth);
+        let mut alts = vec![base];
+        if let Some(Value::String(target)) = reference {
+            alts = alts.into_iter().flat_map(|a| self.with_reference(a, &target, depth)).collect();
+        }
+        if let Some(Value::Array(branches)) = any_of {
+            let mut branch_alts = Vec::new();
+            for b in &branches {
+                let normal = self.node_as(b, depth + 1, true);
+                branch_alts.extend(flatten(&normal));
+            }
+            let mut out = Vec::new();
+            for a in &alts {
+                for b in &branch_alts {
+                    out.extend(self.conjoin(a, b, depth));
+                }
+            }
+            alts = out;
+        }
+        let alts: Vec<Alt> = alts.into_iter().flat_map(|a| finish(a, !branch)).collect();
+        if alts.len() > MAX_ALTERNATIVES {
+            // Distributing nested unions multiplies branches; past a point the node is sent whole.
+            return opaque(rest);
+        }
+        alts
+    }
+
+    /// Normalize what walle walks below this node: property values, `items`, `additionalProperties`.
+    fn prepare(&mut self, mut map: Alt, depth: usize) -> Alt {
+        if let Some(Value::Object(properties)) = map.get("properties").cloned() {
+            let normal = properties.iter().map(|(k, v)| (k.clone(), self.node(v, depth + 1))).collect();
+            map.insert("properties".to_owned(), Value::Object(normal));
+        }
+        match map.get("additionalProperties").cloned() {
+            Some(Value::Object(ap)) if !ap.is_empty() => {
+                let normal = self.node(&Value::Object(ap), depth + 1);
+                map.insert("additionalProperties".to_owned(), normal);
+            }
+            _ => {}
+        }
+        let prefix = map.get("prefixItems").and_then(Value::as_array).map(Vec::len);
+        match (map.get("items").cloned(), prefix) {
+            (Some(Value::Bool(false)), _) => {
+                // No element past the prefix: a bound MFJS enforces.
+                map.remove("items");
+                let n = prefix.unwrap_or(0) as u64;
+                let bound = map.get("maxItems").and_then(Value::as_u64).map_or(n, |m| m.min(n));
+                map.insert("maxItems".to_owned(), Value::from(bound));
+            }
+            // `items: true` evaluates every item: with `unevaluatedItems` about, that annotation
+            // matters, so the keyword stays (as a typed "anything", or in `allOf` past a prefix).
+            (Some(Value::Bool(true)), _) if !self.unevaluated => {
+                map.remove("items");
+            }
+            (Some(Value::Object(items)), _) if items.is_empty() && !self.unevaluated => {
+                map.remove("items");
+            }
+            (Some(items), Some(n)) => {
+                // walle would apply `items` to every element; inside `allOf` it still starts past
+                // the prefix.
+                map.remove("items");
+                let mut tail = Map::new();
+                tail.insert("prefixItems".to_owned(), Value::Array(vec![Value::Bool(true); n]));
+                tail.insert("items".to_owned(), items);
+                push_all_of(&mut map, Value::Object(tail));
+            }
+            (Some(items), None) => {
+                let normal = self.node(&items, depth + 1);
+                map.insert("items".to_owned(), normal);
+            }
+            (None, _) => {}
+        }
+        map
+    }
+
+    /// `a ∧ $ref`: the reference alone when `a` constrains nothing; else the target inlined (not
+    /// recursive) or the reference kept inside `allOf`.
+    fn with_reference(&mut self, mut a: Alt, target: &str, depth: usize) -> Vec<Alt> {
+        let constrains = a.keys().any(|k| vocabulary::is_keyword(k) && !matches!(k.as_str(), "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment"));
+        if !constrains {
+            return vec![Map::from_iter([("$ref".to_owned(), Value::from(target))])];
+        }
+        let name = target.strip_prefix("#/$defs/");
+        if let Some(name) = name
+            && !self.recursive.contains(name)
+            && self.raw_defs.contains_key(name)
+        {
+            let inlined = self.def(name);
+            let size = inlined.to_string().len();
+            if size <= self.inline_budget {
+                self.inline_budget -= size;
+                let mut out = Vec::new();
+                for t in flatten(&inlined) {
+                    out.extend(self.conjoin(&a, &t, depth));
+                }
+                return out;
+            }
+        }
+        push_all_of(&mut a, Value::Object(Map::from_iter([("$ref".to_owned(), Value::from(target))])));
+        vec![a]
+    }
+
+    /// `a ∧ b`, exactly: as one node where the keywords combine, with the rest of `b` in `allOf`.
+    fn conjoin(&mut self, a: &Alt, b: &Alt, depth: usize) -> Vec<Alt> {
+        if let Some(Value::String(target)) = b.get("$ref").filter(|_| b.len() == 1) {
+            return self.with_reference(a.clone(), &target.clone(), depth);
+        }
+        let mut out = a.clone();
+        let mut leftover = Map::new();
+        for group in GROUPS {
+            let mine = group.iter().any(|k| a.contains_key(*k));
+            let theirs = group.iter().any(|k| b.contains_key(*k));
+            if !theirs {
+                continue;
+            }
+            if !mine {
+                for k in group {
+                    if let Some(v) = b.get(*k) {
+                        out.insert((*k).to_owned(), v.clone());
+                    }
+                }
+            } else if group[0] == "properties" && !self.unevaluated && [a, b].iter().all(|s| !s.contains_key("patternProperties") && !s.contains_key("additionalProperties")) {
+                // Without patterns or additionalProperties, each property applies on its own.
+                let mut merged = a.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+                for (name, schema) in b.get("properties").and_then(Value::as_object).into_iter().flatten() {
+                    let combined = match merged.get(name) {
+                        Some(existing) => self.conjoin_nodes(existing, schema, depth + 1),
+                        None => schema.clone(),
+                    };
+                    merged.insert(name.clone(), combined);
+                }
+                out.insert("properties".to_owned(), Value::Object(merged));
+            } else {
+                for k in group {
+                    if let Some(v) = b.get(*k) {
+                        leftover.insert((*k).to_owned(), v.clone());
+                    }
+                }
+            }
+        }
+        for (key, theirs) in b {
+            if GROUPS.iter().any(|g| g.contains(&key.as_str())) || ANNOTATIONS.contains(&key.as_str()) {
+                continue;
+            }
+            let Some(ours) = out.get(key).cloned() else {
+                out.insert(key.clone(), theirs.clone());
+                continue;
+            };
+            if &ours == theirs {
+                continue;
+            }
+            match key.as_str() {
+                "type" => {
+                    let (Some(x), Some(y)) = (Types::of_keyword(Some(&ours)), Types::of_keyword(Some(theirs))) else { continue };
+                    let both = x.intersect(&y);
+                    if both.is_empty() {
+                        return Vec::new();
+                    }
+                    out.insert("type".to_owned(), types_value(&both));
+                }
+                "enum" => {
+                    let other = theirs.as_array().cloned().unwrap_or_default();
+                    let common: Vec<Value> = ours.as_array().into_iter().flatten().filter(|v| other.contains(v)).cloned().collect();
+                    if common.is_empty() {
+                        return Vec::new();
+                    }
+                    out.insert("enum".to_owned(), Value::Array(common));
+                }
+                "required" => {
+                    let mut names = ours.as_array().cloned().unwrap_or_default();
+                    for n in theirs.as_array().into_iter().flatten() {
+                        if !names.contains(n) {
+                            names.push(n.clone());
+                        }
+                    }
+                    out.insert("required".to_owned(), Value::Array(names));
+                }
+                "allOf" => {
+                    let mut all = ours.as_array().cloned().unwrap_or_default();
+                    all.extend(theirs.as_array().cloned().unwrap_or_default());
+                    out.insert("allOf".to_owned(), Value::Array(all));
+                }
+                "minLength" | "minItems" | "minimum" if theirs.as_f64() > ours.as_f64() => {
+                    out.insert(key.clone(), theirs.clone());
+                }
+                "maxLength" | "maxItems" | "maximum" if theirs.as_f64() < ours.as_f64() => {
+                    out.insert(key.clone(), theirs.clone());
+                }
+                "minLength" | "minItems" | "minimum" | "maxLength" | "maxItems" | "maximum" => {}
+                "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment" => {}
+                k if !vocabulary::is_keyword(k) => {}
+                _ => {
+                    leftover.insert(key.clone(), theirs.clone());
+                }
+            }
+        }
+        if !leftover.is_empty() {
+            push_all_of(&mut out, Value::Object(leftover));
+        }
+        // A branch's own description still describes its alternative when the node has none.
+        for key in ANNOTATIONS {
+            if let Some(v) = b.get(key).filter(|v| v.is_string() && !out.contains_key(key)) {
+                out.insert(key.to_owned(), v.clone());
+            }
+        }
+        vec![out]
+    }
+
+    /// Two normal-form nodes as one normal-form node (for a property both sides declare).
+    fn conjoin_nodes(&mut self, x: &Value, y: &Value, depth: usize) -> Value {
+        let annotations = x.as_object().map(|m| split_annotations(m).0).unwrap_or_default();
+        let mut alts = Vec::new();
+        for a in flatten(x) {
+            for b in flatten(y) {
+                alts.extend(self.conjoin(&a, &b, depth).into_iter().flat_map(|a| finish(a, true)));
+            }
+        }
+        assemble(annotations, alts)
+    }
+}
+
+/// Which definitions reach themselves through references.
+fn recursive_definitions(defs: &BTreeMap<String, Value>) -> BTreeSet<String> {
+    let edges: BTreeMap<&String, BTreeSet<String>> = defs.iter().map(|(name, schema)| (name, referenced_names(schema))).collect();
+    let mut out = BTreeSet::new();
+    for start in defs.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<String> = edges.get(start).into_iter().flatten().cloned().collect();
+        while let Some(n) = stack.pop() {
+            if &n == start {
+                out.insert(start.clone());
+                break;
+            }
+            if seen.insert(n.clone()) {
+                stack.extend(edges.get(&n).into_iter().flatten().cloned());
+            }
+        }
+    }
+    out
+}
+
+fn referenced_names(schema: &Value) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if let Ok(occurrences) = walk::occurrences(schema) {
+        for o in occurrences {
+            if o.keyword == "$ref"
+                && let Some(r) = o.value.as_str()
+            {
+                // `#` is the root, which may itself reach any definition: treat it as recursion.
+                out.insert(r.strip_prefix("#/$defs/").unwrap_or("#").to_owned());
+            }
+        }
+    }
+    out
+}
+
+fn split_annotations(map: &Map<String, Value>) -> (Map<String, Value>, Map<String, Value>) {
+    let mut annotations = Map::new();
+    let mut rest = Map::new();
+    for (k, v) in map {
+        if ANNOTATIONS.contains(&k.as_str()) && v.is_string() {
+            annotations.insert(k.clone(), v.clone());
+        } else {
+            rest.insert(k.clone(), v.clone());
+        }
+    }
+    (annotations, rest)
+}
+
+fn push_all_of(map: &mut Alt, schema: Value) {
+    match map.get_mut("allOf").and_then(Value::as_array_mut) {
+        Some(all) => all.push(schema),
+        None => {
+            map.insert("allOf".to_owned(), Value::Array(vec![schema]));
+        }
+    }
+}
+
+/// The alternatives of a normal-form node.
+fn flatten(node: &Value) -> Vec<Alt> {
+    let Some(map) = node.as_object() else { return Vec::new() };
+    let Some(items) = map.get("anyOf").and_then(Value::as_array) else { return vec![map.clone()] };
+    let (annotations, _) = split_annotations(map);
+    let mut out = Vec::new();
+    for item in items {
+        for mut alt in flatten(item) {
+            if !alt.contains_key("$ref") {
+                for (k, v) in &annotations {
+                    alt.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            out.push(alt);
+        }
+    }
+    out
+}
+
+/// A node accepting nothing that walle still reads as typed.
+fn unsatisfiable() -> Alt {
+    Map::from_iter([("type".to_owned(), Value::from("null")), ("not".to_owned(), Value::Object(Map::new()))])
+}
+
+/// One node from a node's annotations and alternatives.
+fn assemble(annotations: Map<String, Value>, mut alts: Vec<Alt>) -> Value {
+    match alts.len() {
+        0 => {
+            let mut out = unsatisfiable();
+            out.extend(annotations);
+            Value::Object(out)
+        }
+        1 if !alts[0].contains_key("$ref") => {
+            let mut out = alts.remove(0);
+            out.extend(annotations);
+            Value::Object(out)
+        }
+        1 if annotations.is_empty() => Value::Object(alts.remove(0)),
+        _ => {
+            let mut out = annotations;
+            out.insert("anyOf".to_owned(), Value::Array(chunk(alts)));
+            Value::Object(out)
+        }
+    }
+}
+
+/// At most ten `anyOf` items (walle), nesting unions where there are more.
+fn chunk(alts: Vec<Alt>) -> Vec<Value> {
+    if alts.len() <= MAX_ANY_OF_ITEMS {
+        return alts.into_iter().map(Value::Object).collect();
+    }
+    let size = alts.len().div_ceil(MAX_ANY_OF_ITEMS);
+    let mut groups = Vec::new();
+    let mut rest = alts;
+    while !rest.is_empty() {
+        let tail = rest.split_off(size.min(rest.len()));
+        groups.push(Value::Object(Map::from_iter([("anyOf".to_owned(), Value::Array(chunk(rest)))])));
+        rest = tail;
+    }
+    groups
+}
+
+/// With `unevaluated*` about, a node whose keywords would have to move is kept whole inside
+/// `allOf`, under one typed branch per type it admits.
+fn opaque(rest: &Map<String, Value>) -> Vec<Alt> {
+    let types = admitted_types(rest);
+    let names: Vec<&str> = ALL_TYPES.iter().copied().filter(|t| types.admits(t) || (*t == "number" && types.admits("integer"))).collect();
+    names
+        .into_iter()
+        .map(|t| {
+            let t = if t == "number" && !types.admits("number") { "integer" } else { t };
+            Map::from_iter([("type".to_owned(), Value::from(t)), ("allOf".to_owned(), Value::Array(vec![Value::Object(rest.clone())]))])
+        })
+        .collect()
+}
+
+/// One alternative as walle wants it: a `$ref` alone, or typed nodes (one per admitted type),
+/// each holding only the keywords that apply to its type, `enum`/`const` agreeing with it, and
+/// `required` naming only listed properties.
+fn finish(alt: Alt, settle_required: bool) -> Vec<Alt> {
+    if alt.contains_key("$ref") {
+        return vec![alt];
+    }
+    let types = types_within(&alt, 0);
+    let mut out = Vec::new();
+    for t in ALL_TYPES {
+        let name = if t == "number" && !types.admits("number") && types.admits("integer") { "integer" } else { t };
+        if !types.admits(name) {
+            continue;
+        }
+        if let Some(typed) = typed(&alt, name, settle_required) {
+            out.push(typed);
+        }
+    }
+    out
+}
+
+/// The types a schema admits, also through the `allOf` and `oneOf` it holds (an untyped `oneOf`
+/// of objects admits only objects, so it needs no branch per type).
+fn types_within(schema: &Map<String, Value>, depth: usize) -> Types {
+    let mut types = admitted_types(schema);
+    if depth > 8 {
+        return types;
+    }
+    let of = |s: &Value| match s {
+        Value::Object(m) => types_within(m, depth + 1),
+        Value::Bool(true) => Types::all(),
+        _ => Types::empty(),
+    };
+    for branch in schema.get("allOf").and_then(Value::as_array).into_iter().flatten() {
+        types = types.intersect(&of(branch));
+    }
+    if let Some(branches) = schema.get("oneOf").and_then(Value::as_array) {
+        let union = branches.iter().map(of).reduce(|a, b| a.union(&b));
+        if let Some(union) = union {
+            types = types.intersect(&union);
+        }
+    }
+    types
+}
+
+/// Whether object branches are told apart by a required property whose `const`/`enum` values no
+/// two branches share: then at most one branch can match, and `oneOf` is `anyOf`.
+fn provably_disjoint(branches: &[Value]) -> bool {
+    let Some(maps) = branches.iter().map(Value::as_object).collect::<Option<Vec<_>>>() else { return false };
+    if maps.len() < 2 {
+        return maps.len() == 1;
+    }
+    if !maps.iter().all(|m| m.get("type") == Some(&Value::from("object"))) {
+        return false;
+    }
+    let candidates = maps[0].get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+    candidates.iter().filter_map(Value::as_str).any(|key| {
+        let mut seen: Vec<Value> = Vec::new();
+        maps.iter().all(|m| {
+            let required = m.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == key));
+            let Some(tag) = m.get("properties").and_then(|p| p.get(key)).and_then(Value::as_object) else { return false };
+            let Some(values) = super::schema_algebra::enum_values(tag) else { return false };
+            let fresh = values.iter().all(|v| !seen.contains(v));
+            seen.extend(values);
+            required && fresh
+        })
+    })
+}
+
+fn typed(alt: &Alt, t: &'static str, settle_required: bool) -> Option<Alt> {
+    let mut out = Map::new();
+    out.insert("type".to_owned(), Value::from(t));
+    for (k, v) in alt {
+        if k == "type" {
+            continue;
+        }
+        if let Some(d) = domain(k)
+            && !(d == t || (d == "number" && t == "integer"))
+        {
+            continue;
+        }
+        out.insert(k.clone(), v.clone());
+    }
+    let matches = |v: &Value| Types::of_value(v) == t || (t == "number" && Types::of_value(v) == "integer");
+    if let Some(values) = out.get("enum").and_then(Value::as_array) {
+        let kept: Vec<Value> = values.iter().filter(|v| matches(v)).cloned().collect();
+        if kept.is_empty() {
+            return None;
+        }
+        if t == "null" || (t == "boolean" && kept.len() == 2) {
+            out.remove("enum");
+        } else {
+            out.insert("enum".to_owned(), Value::Array(kept));
+        }
+    }
+    if let Some(c) = out.get("const").cloned() {
+        if !matches(&c) {
+            return None;
+        }
+        if matches!(t, "string" | "number" | "integer") {
+            out.remove("const");
+            out.insert("enum".to_owned(), Value::Array(vec![c]));
+        } else if t == "null" {
+            out.remove("const");
+        }
+    }
+    if out.get("default").is_some_and(|d| !matches!(t, "string" | "number" | "integer" | "boolean" | "null") || !matches(d)) {
+        out.remove("default");
+    }
+    // `required` may only name listed properties; the rest stays a constraint inside `allOf`.
+    if let Some(required) = out.get("required").and_then(Value::as_array).cloned().filter(|_| settle_required) {
+        let listed = out.get("properties").and_then(Value::as_object);
+        let (known, ghosts): (Vec<Value>, Vec<Value>) = required.into_iter().partition(|n| n.as_str().is_some_and(|n| listed.is_some_and(|p| p.contains_key(n))));
+        if known.is_empty() {
+            out.remove("required");
+        } else {
+            out.insert("required".to_owned(), Value::Array(known));
+        }
+        if !ghosts.is_empty() {
+            push_all_of(&mut out, Value::Object(Map::from_iter([("required".to_owned(), Value::Array(ghosts))])));
+        }
+    }
+    Some(out)
+}
+
+fn types_value(types: &Types) -> Value {
+    types.single().map_or_else(|| Value::Array(types.names().iter().map(|t| Value::from(*t)).collect()), Value::from)
+}
+
+// ---- limits --------------------------------------------------------------------------------
+
+fn limit(name: &str, message: String) -> Refusal {
+    Refusal::new(format!("limit:{name}"), "", message)
+}
+
+fn check_limits(root: &Value) -> Result<(), Refusal> {
+    let mut tally = Tally::default();
+    let defs = root.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+    tally.visit(root, 0, &defs, &mut BTreeSet::new())?;
+    for (name, def) in &defs {
+        if let Some(key) = slash_key(def) {
+            return Err(limit("slash-in-defs", format!("`$defs/{name}` holds the key `{key}`; walle rejects `/` in any key inside `$defs`")));
+        }
+        tally.visit(def, 0, &defs, &mut BTreeSet::new())?;
+    }
+    if tally.properties > MAX_PROPERTIES {
+        return Err(limit("max-properties", format!("{} properties in all; MFJS allows {MAX_PROPERTIES}", tally.properties)));
+    }
+    if tally.enum_values > MAX_ENUM_VALUES {
+        return Err(limit("max-enum-values", format!("{} enum values in all; MFJS allows {MAX_ENUM_VALUES}", tally.enum_values)));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    properties: usize,
+    enum_values: usize,
+}
+
+impl Tally {
+    /// Walk what walle walks, counting; `depth` counts `properties` levels as walle does, through
+    /// references (each definition followed once per path).
+    fn visit(&mut self, node: &Value, depth: usize, defs: &Map<String, Value>, path: &mut BTreeSet<String>) -> Result<(), Refusal> {
+        let Some(map) = node.as_object() else { return Ok(()) };
+        if depth > MAX_DEPTH {
+            return Err(limit("max-depth", format!("objects nest {depth} levels deep; MFJS allows {MAX_DEPTH}")));
+        }
+        self.enum_values += map.get("enum").and_then(Value::as_array).map_or(0, Vec::len);
+        if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+            self.properties += properties.len();
+            for (name, schema) in properties {
+                if RESERVED_PROPERTY_NAMES.contains(&name.as_str()) {
+                    return Err(limit("reserved-property-names", format!("a property is named `{name}`, which walle reserves for a keyword")));
+                }
+                self.visit(schema, depth + 1, defs, path)?;
+            }
+        }
+        for key in ["items", "additionalProperties"] {
+            if let Some(child) = map.get(key) {
+                self.visit(child, depth, defs, path)?;
+            }
+        }
+        for item in map.get("anyOf").and_then(Value::as_array).into_iter().flatten() {
+            self.visit(item, depth, defs, path)?;
+        }
+        if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/"))
+            && path.insert(name.to_owned())
+        {
+            let mut counting = Tally::default();
+            if let Some(def) = defs.get(name) {
+                counting.visit(def, depth, defs, path)?;
+            }
+            path.remove(name);
+        }
+        Ok(())
+    }
+}
+
+fn slash_key(value: &Value) -> Option<String> {
+    match value {
+        Value::Object(map) => map.iter().find_map(|(k, v)| if k.contains('/') { Some(k.clone()) } else { slash_key(v) }),
+        Value::Array(items) => items.iter().find_map(slash_key),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn project(source: Value) -> Value {
+        translate(&source).expect("projects")
+    }
+
+    #[test]
+    fn untyped_properties_get_every_type_they_admit_never_an_invented_string() {
+        let out = project(json!({"type": "object", "properties": {"level": {"enum": ["a", "b"]}, "any": {"description": "anything"}}}));
+        assert_eq!(out["properties"]["level"], json!({"type": "string", "enum": ["a", "b"]}));
+        let any = &out["properties"]["any"];
+        assert_eq!(any["description"], "anything");
+        let types: Vec<&str> = any["anyOf"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
+        assert_eq!(types, ALL_TYPES);
+    }
+
+    #[test]
+    fn type_beside_any_of_moves_into_each_branch() {
+        // The string branch contradicts the parent's type and goes; one branch needs no union.
+        let out = project(json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string"}}, "required": ["a"]}, {"type": "string"}]}));
+        assert_eq!(out, json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}));
+        let out = project(json!({"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {}, "b": {}}}));
+        assert!(out.get("type").is_none());
+        assert_eq!(out["anyOf"][0]["type"], "object");
+        assert_eq!(out["anyOf"][1]["required"], json!(["b"]));
+    }
+
+    #[test]
+    fn ref_with_description_is_wrapped_and_ref_with_constraints_inlined() {
+        let out = project(json!({
+            "type": "object",
+            "$defs": {"id": {"type": "string", "pattern": "^[a-z]+$"}},
+            "properties": {"a": {"$ref": "#/$defs/id", "description": "an id"}, "b": {"$ref": "#/$defs/id", "maxLength": 8}}
+        }));
+        assert_eq!(out["properties"]["a"], json!({"description": "an id", "anyOf": [{"$ref": "#/$defs/id"}]}));
+        assert_eq!(out["properties"]["b"], json!({"type": "string", "maxLength": 8, "pattern": "^[a-z]+$"}));
+    }
+
+    #[test]
+    fn false_property_and_closed_tuple_keep_their_meaning() {
+        let out = project(json!({"type": "object", "properties": {"legacy": false, "point": {"type": "array", "prefixItems": [{"type": "number"}], "items": false}}}));
+        assert_eq!(out["properties"]["legacy"], json!({"type": "null", "not": {}}));
+        assert_eq!(out["properties"]["point"], json!({"type": "array", "prefixItems": [{"type": "number"}], "maxItems": 1}));
+    }
+
+    #[test]
+    fn references_through_embedded_resources_are_hoisted_to_plain_names() {
+        let out = project(json!({
+            "type": "object",
+            "properties": {"value": {"$id": "urn:x", "$defs": {"a%b": {"type": "integer"}}, "$ref": "#/$defs/a%25b"}}
+        }));
+        assert_eq!(out["properties"]["value"], json!({"$ref": "#/$defs/ab"}));
+        assert_eq!(out["$defs"]["ab"], json!({"type": "integer"}));
+    }
+
+    #[test]
+    fn documented_limits_refuse_by_name() {
+        let reserved = translate(&json!({"type": "object", "properties": {"required": {"type": "string"}}})).unwrap_err();
+        assert_eq!(reserved.keyword, "limit:reserved-property-names");
+        let mut deep = json!({"type": "string"});
+        for _ in 0..6 {
+            deep = json!({"type": "object", "properties": {"x": deep}});
+        }
+        assert_eq!(translate(&deep).unwrap_err().keyword, "limit:max-depth");
+    }
+}

@@ -1,0 +1,660 @@
+//! Conjunction and union of combinator-free schemas, for translators whose target has no
+//! combinators (`cca-claude`).
+//!
+//! Two operations, each with a guaranteed direction so that the table row using it can name one:
+//!
+//! - [`merge`]`(a, b)` accepts **at least** what both `a` and `b` accept (`a ∧ b ⊆ merge`), exactly
+//!   that when the keywords combine (`required` lists unite, bounds tighten, property schemas merge,
+//!   enums intersect, `prefixItems`/`items` line up position by position). Where two values of one
+//!   keyword cannot be combined (two different `pattern`s, two `not`s), the first is kept: a
+//!   widening, never a narrowing. An unsatisfiable combination (`string ∧ integer`) is sent as
+//!   `not: {}` beside the first side's keywords, which is exact.
+//! - [`join`]`(branches)` accepts **at least** what any branch accepts (`⋃ branches ⊆ join`): the
+//!   union of their types when one type covers it, enums united, and per JSON type only the
+//!   constraints every branch admitting that type shares, loosened to the weakest (`minLength` the
+//!   smallest, `required` the intersection, property schemas joined). Object unions come out as one
+//!   object whose properties are every branch's and whose `required` is what all branches require.
+//!
+//! Neither looks at `unevaluated*` or dynamic references: their callers fall back before calling
+//! them when those are present, because evaluation annotations change when keywords move.
+
+use serde_json::{Map, Value};
+
+/// The six JSON types, with `integer` as a subset of `number`.
+const ALL_TYPES: [&str; 6] = ["null", "boolean", "object", "array", "number", "string"];
+
+/// A set of JSON types. `integer` is kept only when `number` is absent (it is a subset).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Types(Vec<&'static str>);
+
+impl Types {
+    pub(super) fn all() -> Self {
+        Self(ALL_TYPES.to_vec())
+    }
+
+    pub(super) fn empty() -> Self {
+        Self(Vec::new())
+    }
+
+    /// The types a `type` keyword admits; `None` when it is absent or malformed (any type).
+    pub(super) fn of_keyword(value: Option<&Value>) -> Option<Self> {
+        let names: Vec<&str> = match value? {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
+            _ => return None,
+        };
+        let mut out = Self::empty();
+        for name in names {
+            if let Some(known) = ["null", "boolean", "object", "array", "number", "string", "integer"].into_iter().find(|t| *t == name) {
+                out.insert(known);
+            }
+        }
+        Some(out)
+    }
+
+    /// The type of one JSON value (`integer` for integral numbers).
+    pub(super) fn of_value(value: &Value) -> &'static str {
+        match value {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Object(_) => "object",
+            Value::Array(_) => "array",
+            Value::String(_) => "string",
+            Value::Number(n) => {
+                if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) { "integer" } else { "number" }
+            }
+        }
+    }
+
+    fn insert(&mut self, name: &'static str) {
+        if name == "integer" && self.0.contains(&"number") {
+            return;
+        }
+        if name == "number" {
+            self.0.retain(|t| *t != "integer");
+        }
+        if !self.0.contains(&name) {
+            self.0.push(name);
+        }
+    }
+
+    pub(super) fn union(&self, other: &Self) -> Self {
+        let mut out = self.clone();
+        for t in &other.0 {
+            out.insert(t);
+        }
+        out
+    }
+
+    pub(super) fn intersect(&self, other: &Self) -> Self {
+        let mut out = Self::empty();
+        for t in &self.0 {
+            for u in &other.0 {
+                let common = match (*t, *u) {
+                    (a, b) if a == b => Some(a),
+                    ("integer", "number") | ("number", "integer") => Some("integer"),
+                    _ => None,
+                };
+                if let Some(c) = common {
+                    out.insert(c);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether an instance of JSON type `name` (`integer` counts as a number) is admitted.
+    pub(super) fn admits(&self, name: &str) -> bool {
+        self.0.iter().any(|t| *t == name || (*t == "number" && name == "integer"))
+    }
+
+    /// Whether some type of `domain` is admitted (a keyword whose domain is `number` applies to
+    /// integers as well).
+    fn meets(&self, domain: &str) -> bool {
+        self.0.iter().any(|t| *t == domain || (domain == "number" && *t == "integer"))
+    }
+
+    pub(super) fn is_all(&self) -> bool {
+        ALL_TYPES.iter().all(|t| self.admits(t))
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub(super) fn names(&self) -> &[&'static str] {
+        &self.0
+    }
+
+    /// The `type` value naming exactly these types, when one name does.
+    pub(super) fn single(&self) -> Option<&'static str> {
+        match self.0.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// The JSON type a keyword constrains (it is vacuous on other types), or `None` for keywords that
+/// apply to every type.
+pub(super) fn domain(keyword: &str) -> Option<&'static str> {
+    Some(match keyword {
+        "minLength" | "maxLength" | "pattern" | "format" | "contentEncoding" | "contentMediaType" | "contentSchema" => "string",
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
+        "properties" | "patternProperties" | "additionalProperties" | "required" | "dependentRequired" | "dependentSchemas"
+        | "propertyNames" | "minProperties" | "maxProperties" | "unevaluatedProperties" => "object",
+        "items" | "prefixItems" | "contains" | "minContains" | "maxContains" | "minItems" | "maxItems" | "uniqueItems"
+        | "unevaluatedItems" => "array",
+        _ => return None,
+    })
+}
+
+const LOWER_BOUNDS: [&str; 6] = ["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"];
+const UPPER_BOUNDS: [&str; 6] = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"];
+
+/// The types a schema admits, from `type`, `enum` and `const` (any type when none says).
+pub(super) fn admitted_types(schema: &Map<String, Value>) -> Types {
+    let mut types = Types::of_keyword(schema.get("type")).unwrap_or_else(Types::all);
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let mut of_values = Types::empty();
+        for v in values {
+            of_values.insert(Types::of_value(v));
+        }
+        types = types.intersect(&of_values);
+    }
+    if let Some(c) = schema.get("const") {
+        let mut of_const = Types::empty();
+        of_const.insert(Types::of_value(c));
+        types = types.intersect(&of_const);
+    }
+    types
+}
+
+/// Whether a schema was marked unsatisfiable (`not: {}` or `not: true`).
+pub(super) fn is_unsatisfiable(schema: &Map<String, Value>) -> bool {
+    matches!(schema.get("not"), Some(Value::Bool(true))) || schema.get("not").and_then(Value::as_object).is_some_and(Map::is_empty)
+}
+
+fn mark_unsatisfiable(schema: &mut Map<String, Value>) {
+    schema.insert("not".to_owned(), Value::Object(Map::new()));
+}
+
+// ---- conjunction ---------------------------------------------------------------------------
+
+/// `a ∧ b` for two schemas (booleans included), at least as wide as the conjunction.
+pub(super) fn merge_schemas(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Bool(false),
+        (Value::Bool(true), other) | (other, Value::Bool(true)) => other.clone(),
+        (Value::Object(a), Value::Object(b)) => Value::Object(merge(a, b)),
+        (other, _) => other.clone(),
+    }
+}
+
+/// Merge schema `b` into schema `a` (conjunction); see the module documentation.
+pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = a.clone();
+    let mut unsatisfiable = is_unsatisfiable(b);
+    for (key, theirs) in b {
+        let key = key.as_str();
+        if matches!(
+            key,
+            "properties" | "patternProperties" | "additionalProperties" | "prefixItems" | "items" | "contains" | "minContains" | "maxContains" | "if" | "then" | "else"
+                | "enum" | "const"
+        ) {
+            continue; // grouped below
+        }
+        let Some(ours) = out.get(key).cloned() else {
+            out.insert(key.to_owned(), theirs.clone());
+            continue;
+        };
+        if &ours == theirs {
+            continue;
+        }
+        match key {
+            "type" => {
+                let (Some(x), Some(y)) = (Types::of_keyword(Some(&ours)), Types::of_keyword(Some(theirs))) else { continue };
+                let both = x.intersect(&y);
+                if both.is_empty() {
+                    unsatisfiable = true;
+                } else {
+                    out.insert("type".to_owned(), types_value(&both));
+                }
+            }
+            "required" => {
+                let mut names = ours.as_array().cloned().unwrap_or_default();
+                for n in theirs.as_array().into_iter().flatten() {
+                    if !names.contains(n) {
+                        names.push(n.clone());
+                    }
+                }
+                out.insert("required".to_owned(), Value::Array(names));
+            }
+            "dependentRequired" => {
+                let mut merged = ours.as_object().cloned().unwrap_or_default();
+                for (name, list) in theirs.as_object().into_iter().flatten() {
+                    let entry = merged.entry(name.clone()).or_insert_with(|| Value::Array(Vec::new()));
+                    if let Some(names) = entry.as_array_mut() {
+                        for n in list.as_array().into_iter().flatten() {
+                            if !names.contains(n) {
+                                names.push(n.clone());
+                            }
+                        }
+                    }
+                }
+                out.insert(key.to_owned(), Value::Object(merged));
+            }
+            "dependentSchemas" | "$defs" | "definitions" => {
+                let mut merged = ours.as_object().cloned().unwrap_or_default();
+                for (name, schema) in theirs.as_object().into_iter().flatten() {
+                    let new = match merged.get(name) {
+                        Some(existing) if key == "dependentSchemas" => merge_schemas(existing, schema),
+                        Some(existing) => existing.clone(),
+                        None => schema.clone(),
+                    };
+                    merged.insert(name.clone(), new);
+                }
+                out.insert(key.to_owned(), Value::Object(merged));
+            }
+            "propertyNames" => {
+                out.insert(key.to_owned(), merge_schemas(&ours, theirs));
+            }
+            "uniqueItems" => {
+                out.insert(key.to_owned(), Value::Bool(ours == Value::Bool(true) || theirs == &Value::Bool(true)));
+            }
+            "multipleOf" => {
+                if let (Some(x), Some(y)) = (ours.as_u64(), theirs.as_u64())
+                    && let Some(l) = lcm(x, y)
+                {
+                    out.insert(key.to_owned(), Value::from(l));
+                }
+            }
+            k if LOWER_BOUNDS.contains(&k) && number(theirs) > number(&ours) => {
+                out.insert(key.to_owned(), theirs.clone());
+            }
+            k if UPPER_BOUNDS.contains(&k) && number(theirs) < number(&ours) => {
+                out.insert(key.to_owned(), theirs.clone());
+            }
+            // Annotations and unknown keywords: the first stays (exact: they do not validate).
+            // Any other assertion that differs (`pattern`, `format`, `not`, `$ref`, ...): the
+            // first stays, a widening.
+            _ => {}
+        }
+    }
+    match (enum_values(a), enum_values(b)) {
+        (Some(mine), Some(theirs)) if mine != theirs => {
+            let common: Vec<Value> = mine.into_iter().filter(|v| theirs.contains(v)).collect();
+            if common.is_empty() {
+                unsatisfiable = true;
+            } else {
+                out.remove("const");
+                out.insert("enum".to_owned(), Value::Array(common));
+            }
+        }
+        (None, Some(_)) => {
+            for k in ["enum", "const"] {
+                if let Some(v) = b.get(k) {
+                    out.insert(k.to_owned(), v.clone());
+                }
+            }
+        }
+        _ => {}
+    }
+    merge_objects(&mut out, a, b);
+    merge_arrays(&mut out, a, b);
+    for group in [&["contains", "minContains", "maxContains"][..], &["if", "then", "else"][..]] {
+        let mine = group.iter().any(|k| a.contains_key(*k));
+        if !mine {
+            for k in group {
+                if let Some(v) = b.get(*k) {
+                    out.insert((*k).to_owned(), v.clone());
+                }
+            }
+        }
+        // Both sides hold the group: two different groups cannot be combined into one; the first
+        // stays (a widening). Equal groups are already in `out`.
+    }
+    if unsatisfiable {
+        mark_unsatisfiable(&mut out);
+    }
+    out
+}
+
+/// `properties`, `patternProperties` and `additionalProperties` decide together which key each
+/// applies to, so they merge together.
+fn merge_objects(out: &mut Map<String, Value>, a: &Map<String, Value>, b: &Map<String, Value>) {
+    let (pa, pb) = (a.get("properties").and_then(Value::as_object), b.get("properties").and_then(Value::as_object));
+    if pa.is_none() && pb.is_none() && !b.contains_key("patternProperties") && !b.contains_key("additionalProperties") {
+        return;
+    }
+    // What a schema asks of a key it does not list: its additionalProperties, when no pattern can
+    // claim the key (patterns are not evaluated here; their own constraint still applies).
+    let unlisted = |side: &Map<String, Value>| -> Value {
+        if side.contains_key("patternProperties") {
+            Value::Bool(true)
+        } else {
+            side.get("additionalProperties").cloned().unwrap_or(Value::Bool(true))
+        }
+    };
+    let mut properties = Map::new();
+    for (name, schema) in pa.into_iter().flatten() {
+        let other = pb.and_then(|p| p.get(name)).cloned().unwrap_or_else(|| unlisted(b));
+        properties.insert(name.clone(), merge_schemas(schema, &other));
+    }
+    for (name, schema) in pb.into_iter().flatten() {
+        if !properties.contains_key(name) {
+            properties.insert(name.clone(), merge_schemas(&unlisted(a), schema));
+        }
+    }
+    if pa.is_some() || pb.is_some() {
+        out.insert("properties".to_owned(), Value::Object(properties));
+    }
+    let (ppa, ppb) = (a.get("patternProperties").and_then(Value::as_object), b.get("patternProperties").and_then(Value::as_object));
+    if ppa.is_some() || ppb.is_some() {
+        let mut patterns = ppa.cloned().unwrap_or_default();
+        for (pattern, schema) in ppb.into_iter().flatten() {
+            let merged = patterns.get(pattern).map_or_else(|| schema.clone(), |mine| merge_schemas(mine, schema));
+            patterns.insert(pattern.clone(), merged);
+        }
+        out.insert("patternProperties".to_owned(), Value::Object(patterns));
+    }
+    match (a.get("additionalProperties"), b.get("additionalProperties")) {
+        (Some(x), Some(y)) => {
+            out.insert("additionalProperties".to_owned(), merge_schemas(x, y));
+        }
+        (None, Some(y)) => {
+            out.insert("additionalProperties".to_owned(), y.clone());
+        }
+        _ => {}
+    }
+}
+
+/// `prefixItems` and `items` line up position by position.
+fn merge_arrays(out: &mut Map<String, Value>, a: &Map<String, Value>, b: &Map<String, Value>) {
+    if !b.contains_key("prefixItems") && !b.contains_key("items") {
+        return;
+    }
+    let prefix = |side: &Map<String, Value>| side.get("prefixItems").and_then(Value::as_array).cloned().unwrap_or_default();
+    let (pa, pb) = (prefix(a), prefix(b));
+    let at = |side: &Map<String, Value>, list: &[Value], i: usize| -> Value {
+        list.get(i).cloned().unwrap_or_else(|| side.get("items").cloned().unwrap_or(Value::Bool(true)))
+    };
+    let longest = pa.len().max(pb.len());
+    if longest > 0 {
+        let merged: Vec<Value> = (0..longest).map(|i| merge_schemas(&at(a, &pa, i), &at(b, &pb, i))).collect();
+        out.insert("prefixItems".to_owned(), Value::Array(merged));
+    }
+    match (a.get("items"), b.get("items")) {
+        (Some(x), Some(y)) => {
+            out.insert("items".to_owned(), merge_schemas(x, y));
+        }
+        (None, Some(y)) => {
+            out.insert("items".to_owned(), y.clone());
+        }
+        _ => {}
+    }
+}
+
+// ---- union ---------------------------------------------------------------------------------
+
+/// A schema accepting at least what any of `branches` accepts; see the module documentation.
+pub(super) fn join(branches: &[Value]) -> Value {
+    let mut live = Vec::new();
+    for branch in branches {
+        match branch {
+            Value::Bool(true) => return Value::Object(Map::new()),
+            Value::Object(map) if map.is_empty() => return Value::Object(Map::new()),
+            Value::Object(map) if !is_unsatisfiable(map) => live.push(map),
+            _ => {}
+        }
+    }
+    match live.as_slice() {
+        [] => return Value::Bool(false),
+        [one] => return Value::Object((*one).clone()),
+        _ => {}
+    }
+    let types: Vec<Types> = live.iter().map(|b| admitted_types(b)).collect();
+    let mut out = Map::new();
+    let all = types.iter().fold(Types::empty(), |acc, t| acc.union(t));
+    if !all.is_all() && let Some(one) = all.single() {
+        out.insert("type".to_owned(), Value::from(one));
+    }
+    if live.iter().all(|b| b.contains_key("enum") || b.contains_key("const")) {
+        let mut values: Vec<Value> = Vec::new();
+        for b in &live {
+            for v in enum_values(b).unwrap_or_default() {
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+        }
+        out.insert("enum".to_owned(), Value::Array(values));
+    }
+    for key in ["not", "$ref"] {
+        if let Some(first) = live[0].get(key)
+            && live.iter().all(|b| b.get(key) == Some(first))
+        {
+            out.insert(key.to_owned(), first.clone());
+        }
+    }
+    if live.iter().all(|b| ["if", "then", "else"].iter().all(|k| b.get(*k) == live[0].get(*k))) {
+        for k in ["if", "then", "else"] {
+            if let Some(v) = live[0].get(k) {
+                out.insert(k.to_owned(), v.clone());
+            }
+        }
+    }
+    // Per JSON type: the branches that admit it, and what all of them ask of it.
+    let admitting = |domain: &str| -> Vec<&Map<String, Value>> {
+        live.iter().zip(&types).filter(|(_, t)| t.meets(domain)).map(|(b, _)| *b).collect()
+    };
+    for key in [
+        "minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType", "minimum", "maximum", "exclusiveMinimum",
+        "exclusiveMaximum", "multipleOf", "minProperties", "maxProperties", "propertyNames", "minItems", "maxItems", "uniqueItems",
+    ] {
+        let Some(dom) = domain(key) else { continue };
+        let adm = admitting(dom);
+        if adm.is_empty() || !adm.iter().all(|b| b.contains_key(key)) {
+            continue;
+        }
+        let values: Vec<&Value> = adm.iter().filter_map(|b| b.get(key)).collect();
+        let joined = if LOWER_BOUNDS.contains(&key) {
+            values.iter().copied().min_by(|x, y| number(x).total_cmp(&number(y))).cloned()
+        } else if UPPER_BOUNDS.contains(&key) {
+            values.iter().copied().max_by(|x, y| number(x).total_cmp(&number(y))).cloned()
+        } else if key == "propertyNames" {
+            Some(join(&values.iter().map(|v| (*v).clone()).collect::<Vec<_>>()))
+        } else {
+            values.iter().all(|v| *v == values[0]).then(|| values[0].clone())
+        };
+        if let Some(v) = joined {
+            out.insert(key.to_owned(), v);
+        }
+    }
+    join_objects(&mut out, &admitting("object"));
+    join_arrays(&mut out, &admitting("array"));
+    Value::Object(out)
+}
+
+fn join_objects(out: &mut Map<String, Value>, adm: &[&Map<String, Value>]) {
+    if adm.is_empty() {
+        return;
+    }
+    let any_patterns = adm.iter().any(|b| b.contains_key("patternProperties"));
+    let lists: Vec<Vec<Value>> = adm.iter().map(|b| b.get("required").and_then(Value::as_array).cloned().unwrap_or_default()).collect();
+    let common: Vec<Value> = lists[0].iter().filter(|n| lists.iter().all(|l| l.contains(n))).cloned().collect();
+    if !common.is_empty() {
+        out.insert("required".to_owned(), Value::Array(common));
+    }
+    let unlisted = |b: &Map<String, Value>| -> Value {
+        if b.contains_key("patternProperties") { Value::Bool(true) } else { b.get("additionalProperties").cloned().unwrap_or(Value::Bool(true)) }
+    };
+    let additional = if any_patterns { Value::Bool(true) } else { join(&adm.iter().map(|b| unlisted(b)).collect::<Vec<_>>()) };
+    let mut names: Vec<&String> = Vec::new();
+    for b in adm {
+        for name in b.get("properties").and_then(Value::as_object).into_iter().flat_map(Map::keys) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    let mut properties = Map::new();
+    for name in names {
+        let each: Vec<Value> = adm
+            .iter()
+            .map(|b| b.get("properties").and_then(|p| p.get(name)).cloned().unwrap_or_else(|| unlisted(b)))
+            .collect();
+        properties.insert(name.clone(), join(&each));
+    }
+    if !properties.is_empty() {
+        out.insert("properties".to_owned(), Value::Object(properties));
+    }
+    if !is_accept_all(&additional) {
+        out.insert("additionalProperties".to_owned(), additional);
+    }
+    if let Some(first) = adm[0].get("dependentRequired").and_then(Value::as_object) {
+        let mut joined = Map::new();
+        for (name, list) in first {
+            let lists: Vec<&Vec<Value>> = adm.iter().filter_map(|b| b.get("dependentRequired")?.get(name)?.as_array()).collect();
+            if lists.len() == adm.len() {
+                let common: Vec<Value> = list.as_array().into_iter().flatten().filter(|n| lists.iter().all(|l| l.contains(n))).cloned().collect();
+                joined.insert(name.clone(), Value::Array(common));
+            }
+        }
+        if !joined.is_empty() {
+            out.insert("dependentRequired".to_owned(), Value::Object(joined));
+        }
+    }
+    if let Some(first) = adm[0].get("dependentSchemas").and_then(Value::as_object) {
+        let mut joined = Map::new();
+        for name in first.keys() {
+            let each: Vec<Value> = adm.iter().filter_map(|b| b.get("dependentSchemas")?.get(name).cloned()).collect();
+            if each.len() == adm.len() {
+                joined.insert(name.clone(), join(&each));
+            }
+        }
+        if !joined.is_empty() {
+            out.insert("dependentSchemas".to_owned(), Value::Object(joined));
+        }
+    }
+}
+
+fn join_arrays(out: &mut Map<String, Value>, adm: &[&Map<String, Value>]) {
+    if adm.is_empty() {
+        return;
+    }
+    let prefix = |b: &Map<String, Value>| b.get("prefixItems").and_then(Value::as_array).cloned().unwrap_or_default();
+    let at = |b: &Map<String, Value>, i: usize| prefix(b).get(i).cloned().unwrap_or_else(|| b.get("items").cloned().unwrap_or(Value::Bool(true)));
+    let longest = adm.iter().map(|b| prefix(b).len()).max().unwrap_or(0);
+    let joined_prefix: Vec<Value> = (0..longest).map(|i| join(&adm.iter().map(|b| at(b, i)).collect::<Vec<_>>())).collect();
+    if joined_prefix.iter().any(|s| !is_accept_all(s)) {
+        out.insert("prefixItems".to_owned(), Value::Array(joined_prefix));
+    }
+    let items = join(&adm.iter().map(|b| b.get("items").cloned().unwrap_or(Value::Bool(true))).collect::<Vec<_>>());
+    if !is_accept_all(&items) {
+        out.insert("items".to_owned(), items);
+    }
+    let group = ["contains", "minContains", "maxContains"];
+    if adm.iter().all(|b| group.iter().all(|k| b.get(*k) == adm[0].get(*k))) {
+        for k in group {
+            if let Some(v) = adm[0].get(k) {
+                out.insert(k.to_owned(), v.clone());
+            }
+        }
+    }
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+fn is_accept_all(schema: &Value) -> bool {
+    matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(Map::is_empty)
+}
+
+/// The values an `enum` or `const` allows, when one of them is present.
+pub(super) fn enum_values(schema: &Map<String, Value>) -> Option<Vec<Value>> {
+    match (schema.get("enum").and_then(Value::as_array), schema.get("const")) {
+        (Some(values), Some(c)) => Some(values.iter().filter(|v| *v == c).cloned().collect()),
+        (Some(values), None) => Some(values.clone()),
+        (None, Some(c)) => Some(vec![c.clone()]),
+        (None, None) => None,
+    }
+}
+
+/// The `type` value for a set of types: one name, or the list.
+pub(super) fn types_value(types: &Types) -> Value {
+    types.single().map_or_else(|| Value::Array(types.names().iter().map(|t| Value::from(*t)).collect()), Value::from)
+}
+
+fn number(value: &Value) -> f64 {
+    value.as_f64().unwrap_or(f64::NAN)
+}
+
+fn lcm(x: u64, y: u64) -> Option<u64> {
+    if x == 0 || y == 0 {
+        return None;
+    }
+    let (mut a, mut b) = (x, y);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    (x / a).checked_mul(y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn merge_tightens_bounds_and_unites_required() {
+        let a = obj(json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 1}}, "required": ["a"]}));
+        let b = obj(json!({"properties": {"a": {"minLength": 3}, "b": {"type": "integer"}}, "required": ["b"]}));
+        assert_eq!(
+            Value::Object(merge(&a, &b)),
+            json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 3}, "b": {"type": "integer"}}, "required": ["a", "b"]})
+        );
+    }
+
+    #[test]
+    fn merge_marks_contradictions_unsatisfiable() {
+        let out = merge(&obj(json!({"type": "string"})), &obj(json!({"type": "integer"})));
+        assert!(is_unsatisfiable(&out));
+        let out = merge(&obj(json!({"const": "a"})), &obj(json!({"enum": ["b"]})));
+        assert!(is_unsatisfiable(&out));
+    }
+
+    #[test]
+    fn merge_keeps_additional_properties_on_the_other_sides_keys() {
+        let a = obj(json!({"properties": {"a": {}}, "additionalProperties": {"type": "string"}}));
+        let b = obj(json!({"properties": {"b": {"maxLength": 2}}}));
+        let out = merge(&a, &b);
+        assert_eq!(out["properties"]["b"], json!({"type": "string", "maxLength": 2}));
+    }
+
+    #[test]
+    fn join_of_object_branches_unites_properties_and_intersects_required() {
+        let branches = [
+            json!({"type": "object", "properties": {"kind": {"const": "a"}, "x": {"type": "string"}}, "required": ["kind", "x"]}),
+            json!({"type": "object", "properties": {"kind": {"const": "b"}, "y": {"type": "integer"}}, "required": ["kind", "y"]}),
+        ];
+        assert_eq!(
+            join(&branches),
+            // `x` may be anything in the second branch (it is open), so the join leaves it open.
+            json!({"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string", "enum": ["a", "b"]}, "x": {}, "y": {}}})
+        );
+    }
+
+    #[test]
+    fn join_of_scalars_keeps_only_what_every_admitting_branch_asks() {
+        let branches = [json!({"type": "string", "minLength": 2}), json!({"type": "integer", "minimum": 0})];
+        assert_eq!(join(&branches), json!({"minLength": 2, "minimum": 0}));
+        let same = [json!({"type": "string", "minLength": 2}), json!({"type": "string", "minLength": 5, "pattern": "x"})];
+        assert_eq!(join(&same), json!({"type": "string", "minLength": 2}));
+        assert_eq!(join(&[json!(false), json!({"type": "string"})]), json!({"type": "string"}));
+        assert_eq!(join(&[json!(false)]), json!(false));
+    }
+}
