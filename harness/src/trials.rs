@@ -240,6 +240,13 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
                     let stale: Vec<_> = marked.iter().filter(|id| !t.reproduced.contains_key(*id)).cloned().collect();
                     if stale.is_empty() {
                         Ok(Completion::Completed)
+                    } else if let Err(reason) = &shared.project.suite {
+                        // Marks may reproduce only on suite cases: without the suite, "no longer
+                        // reproduces" cannot be told from "not looked for".
+                        Ok(Completion::ignored_with(format!(
+                            "not reproduced on the own corpus, and the suite that may reproduce them is absent ({reason}): {}",
+                            stale.join(", ")
+                        )))
                     } else {
                         Err(Failed::from(format!(
                             "the ratchet: these known violations no longer reproduce on any case; remove their `known_violation` mark:\n  {}",
