@@ -18,6 +18,7 @@
 //! - [`project`]: where things are on disk.
 //! - [`report`]: the committed reports (matrix, per-translator pages, `report.json`) and the CLI's
 //!   `check`, `explain` and `new`.
+//! - [`witness`]: instances drawn from both sides of a trial, near misses, shrinking.
 //!
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
@@ -33,3 +34,4 @@ pub mod retrieve;
 pub mod table;
 pub mod trials;
 pub mod yaml;
+pub mod witness;

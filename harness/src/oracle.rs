@@ -13,7 +13,9 @@
 //!    instance whose encoding the projection accepts and whose decoding the source still rejects.
 //!    A `false` subschema that became `true`/`{}` is an *inversion*; witnesses in both directions
 //!    that no pair of rows explains are a *contradiction*. Found directions must lie within the
-//!    envelope, the join of the approximated rows present.
+//!    envelope, the join of the approximated rows present. Besides the case's instances, the
+//!    [witness generator](crate::witness) draws instances from both sides for the directions the
+//!    envelope does not allow; a witness it finds is shrunk and reported with its seed.
 //! 6. Ratchet: a deviation covered by a row's `known_violation` is an expected failure.
 
 use std::collections::BTreeSet;
@@ -31,12 +33,15 @@ use crate::corpus::{Case, Origin};
 use crate::dialect;
 use crate::retrieve::LocalRetriever;
 use crate::table::{Direction, Disposition, Row, Table};
+use crate::witness;
 
 /// What the oracle needs besides the table and the case.
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     /// The suite's `remotes/` directory, served as `http://localhost:1234/`.
     pub remotes: Option<PathBuf>,
+    /// Witness generation: seed, draws, scope, and the source draws shared across translators.
+    pub witness: witness::Settings,
 }
 
 /// Build a draft 2020-12 validator offline, after meta-validation.
@@ -95,6 +100,8 @@ pub enum FailureKind {
     RoundTrip,
     /// Acceptance differs beyond what the rows allow.
     Deviation { found: BTreeSet<Direction>, inverted: bool, contradicted: bool },
+    /// The witness generator's settings (environment variables) are invalid.
+    WitnessSettings,
 }
 
 /// A failed trial: what failed and the full message.
@@ -334,10 +341,17 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
     };
 
     // 5. Differential check.
-    differential(&ctx, &source, &compiled, &projection, &lifted)
+    differential(&ctx, &source, &compiled, &projection, &lifted, &env.witness)
 }
 
-fn differential(ctx: &Context<'_>, source: &jsonschema::Validator, compiled: &jsonschema::Validator, projection: &Projection, lifted: &Value) -> Verdict {
+fn differential(
+    ctx: &Context<'_>,
+    source: &jsonschema::Validator,
+    compiled: &jsonschema::Validator,
+    projection: &Projection,
+    lifted: &Value,
+    settings: &witness::Settings,
+) -> Verdict {
     let mut witnesses = Vec::new();
     for inst in &ctx.case.instances {
         let encoded = codec::apply(&projection.codec, lifted, &inst.data, Way::Encode);
@@ -373,8 +387,6 @@ fn differential(ctx: &Context<'_>, source: &jsonschema::Validator, compiled: &js
             });
         }
     }
-    let inverted = inversions(&ctx.case.schema, lifted);
-    let found: BTreeSet<Direction> = witnesses.iter().map(|w| w.direction).collect();
     let allowed: BTreeSet<Direction> = ctx
         .rows
         .iter()
@@ -383,6 +395,29 @@ fn differential(ctx: &Context<'_>, source: &jsonschema::Validator, compiled: &js
             _ => None,
         })
         .collect();
+    // Generated instances, for the directions neither the envelope nor the case's instances settle.
+    let wanted: BTreeSet<Direction> =
+        [Direction::Widening, Direction::Narrowing].into_iter().filter(|d| !allowed.contains(d) && !witnesses.iter().any(|w| w.direction == *d)).collect();
+    let trial = format!("{}::{}", ctx.table.translator, ctx.case.id);
+    let sides = witness::Sides {
+        trial: &trial,
+        translator: &ctx.table.translator,
+        case_id: &ctx.case.id,
+        suite_case: matches!(ctx.case.origin, Origin::Suite { .. }),
+        source_schema: &ctx.case.schema,
+        source,
+        projection_schema: lifted,
+        projection: compiled,
+        codec: &projection.codec,
+    };
+    let generated = match witness::search(settings, &sides, &wanted) {
+        Ok(g) => g,
+        Err(e) => return ctx.fail(FailureKind::WitnessSettings, &e),
+    };
+    let hand_written = witnesses.len();
+    witnesses.extend(generated.witnesses);
+    let inverted = inversions(&ctx.case.schema, lifted);
+    let found: BTreeSet<Direction> = witnesses.iter().map(|w| w.direction).collect();
     let unexplained: BTreeSet<Direction> = found.difference(&allowed).copied().collect();
     let contradicted = found.len() == 2 && allowed.len() < 2;
     if unexplained.is_empty() && inverted.is_empty() {
@@ -413,6 +448,9 @@ fn differential(ctx: &Context<'_>, source: &jsonschema::Validator, compiled: &js
             if w.projection_accepts { "accepts" } else { "rejects" },
             if w.model_instance == w.instance { String::new() } else { format!(" (model side {})", w.model_instance) },
         );
+    }
+    if let (Some(command), true) = (&generated.reproduce, witnesses[hand_written..].iter().any(|w| unexplained.contains(&w.direction))) {
+        let _ = writeln!(what, "  (generated witnesses are shrunk; reproduce with: {command})");
     }
     let _ = write!(what, "projection: {lifted}");
     let Verdict::Fail(mut failure) = ctx.fail(FailureKind::Deviation { found: found.clone(), inverted: !inverted.is_empty(), contradicted }, what.trim_end()) else {

@@ -1,0 +1,728 @@
+//! Drawing instances from a [`Plan`]: valid ones, and near misses that break exactly one
+//! constraint at one position.
+//!
+//! Valid draws lean towards boundaries (a bound itself, the shortest and longest lengths, the
+//! fewest items), where translators go wrong: an inclusive bound sent as exclusive is caught by
+//! the bound itself. A near miss is a valid draw with one schema-directed fault placed at one
+//! position: a bound off by one, a required key missing, one extra key where none is allowed, a
+//! wrong type, a string that just fails its `pattern` or `format`, one item too many or too few, a
+//! duplicate under `uniqueItems`, a value outside an `enum`. The position is chosen on the way down:
+//! each node either places the fault itself or hands it to one of its children.
+//!
+//! Recursion is bounded twice: past [`SOFT_DEPTH`] only required content is drawn (no optional
+//! keys, the fewest items), and past [`HARD_DEPTH`] a draw is `null`, which the validator rejects
+//! if it must.
+
+use proptest::prelude::RngExt;
+use proptest::test_runner::TestRng;
+use serde_json::{Map, Value};
+
+use super::plan::{Bound, Node, NodeId, Plan, Shape, types};
+use super::strings;
+
+/// Past this depth a draw holds only what is required.
+const SOFT_DEPTH: usize = 4;
+/// Past this depth a draw is `null`.
+const HARD_DEPTH: usize = 24;
+/// No drawn array or string grows beyond this (a `minLength: 100000` is met, not exceeded much).
+const MAX_LEN: u64 = 4096;
+/// The window drawn in when a number has a bound on one side only, or none.
+const WINDOW: f64 = 100.0;
+/// Integers stay exact in f64 below this magnitude.
+const EXACT: f64 = 9.0e15;
+
+/// Draws instances from one plan with one random source.
+pub(crate) struct Drawer<'a> {
+    plan: &'a Plan,
+    rng: &'a mut TestRng,
+}
+
+/// What an array draw is forced to do.
+#[derive(Default, Clone, Copy)]
+struct ArrayMode {
+    len: Option<u64>,
+    skip_contains: bool,
+    miss_item: bool,
+}
+
+/// The kinds of near miss, each tied to the constraint it breaks.
+#[derive(Clone, Copy, Debug)]
+enum Miss {
+    WrongType,
+    OutsideEnum,
+    AboveUpper,
+    BelowLower,
+    NotMultiple,
+    Fraction,
+    TooShort,
+    TooLong,
+    PatternBroken,
+    FormatBroken,
+    TooManyItems,
+    TooFewItems,
+    Duplicate,
+    NoContains,
+    ItemBroken,
+    MissingRequired,
+    ExtraKey,
+    TooManyProperties,
+    TooFewProperties,
+    DependentMissing,
+    BadName,
+    ValueBroken,
+    Not,
+}
+
+impl<'a> Drawer<'a> {
+    pub(crate) fn new(plan: &'a Plan, rng: &'a mut TestRng) -> Self {
+        Self { plan, rng }
+    }
+
+    /// A draw meant to be valid.
+    pub(crate) fn valid_root(&mut self) -> Value {
+        self.valid(self.plan.root, 0)
+    }
+
+    /// A draw meant to be just invalid.
+    pub(crate) fn miss_root(&mut self) -> Value {
+        self.miss(self.plan.root, 0)
+    }
+
+    fn one_in(&mut self, n: u32) -> bool {
+        self.rng.random_ratio(1, n)
+    }
+
+    fn valid(&mut self, id: NodeId, depth: usize) -> Value {
+        if depth > HARD_DEPTH {
+            return Value::Null;
+        }
+        match self.plan.node(id) {
+            Node::Any => self.any(depth),
+            Node::Never => Value::Null,
+            Node::Choice(branches) => {
+                let pick = branches[self.rng.random_range(0..branches.len())];
+                self.valid(pick, depth)
+            }
+            Node::Shape(shape) => self.shape(shape, depth),
+        }
+    }
+
+    fn valid_opt(&mut self, id: Option<NodeId>, depth: usize) -> Value {
+        match id {
+            Some(id) => self.valid(id, depth),
+            None => self.any(depth),
+        }
+    }
+
+    fn miss(&mut self, id: NodeId, depth: usize) -> Value {
+        if depth > HARD_DEPTH {
+            return Value::Null;
+        }
+        match self.plan.node(id) {
+            // Nothing to break.
+            Node::Any => self.any(depth),
+            Node::Never => self.any(depth),
+            Node::Choice(branches) => {
+                let pick = branches[self.rng.random_range(0..branches.len())];
+                self.miss(pick, depth)
+            }
+            Node::Shape(shape) => self.shape_miss(shape, depth),
+        }
+    }
+
+    fn is_never(&self, id: Option<NodeId>) -> bool {
+        id.is_some_and(|id| matches!(self.plan.node(id), Node::Never))
+    }
+
+    /// Any small JSON value.
+    fn any(&mut self, depth: usize) -> Value {
+        match self.rng.random_range(0..if depth >= SOFT_DEPTH { 5 } else { 7 }) {
+            0 => Value::Null,
+            1 => Value::Bool(self.rng.random()),
+            2 => Value::from(self.rng.random_range(-10i64..=100)),
+            3 => Value::from(f64::from(self.rng.random_range(-40i32..=400)) / 4.0),
+            4 => Value::String(self.word()),
+            5 => {
+                let n = self.rng.random_range(0..=2);
+                Value::Array((0..n).map(|_| self.any(SOFT_DEPTH)).collect())
+            }
+            _ => {
+                let mut map = Map::new();
+                for _ in 0..self.rng.random_range(0..=2) {
+                    let key = self.word();
+                    let value = self.any(SOFT_DEPTH);
+                    map.insert(key, value);
+                }
+                Value::Object(map)
+            }
+        }
+    }
+
+    fn word(&mut self) -> String {
+        let mut s = String::new();
+        strings::plain(self.rng, 1, 5, &mut s);
+        s
+    }
+
+    fn pick_type(&mut self, s: &Shape) -> u8 {
+        let mut allowed = if s.types == 0 { types::ALL } else { s.types };
+        // An untyped schema with object keywords is about objects; draw those mostly.
+        if allowed == types::ALL && s.hinted != 0 && !self.one_in(5) {
+            allowed = s.hinted;
+        }
+        let bits: Vec<u8> = (0..7).map(|i| 1u8 << i).filter(|b| allowed & b != 0).collect();
+        bits[self.rng.random_range(0..bits.len())]
+    }
+
+    fn shape(&mut self, s: &Shape, depth: usize) -> Value {
+        if let Some(values) = &s.values
+            && !values.is_empty()
+        {
+            return values[self.rng.random_range(0..values.len())].clone();
+        }
+        match self.pick_type(s) {
+            types::NULL => Value::Null,
+            types::BOOLEAN => Value::Bool(self.rng.random()),
+            types::INTEGER => self.integer(s),
+            types::FRACTION => self.fraction(s),
+            types::STRING => Value::String(self.string(s)),
+            types::ARRAY => self.array(s, depth, ArrayMode::default()),
+            _ => Value::Object(self.object(s, depth, false)),
+        }
+    }
+
+    // ---- numbers ----------------------------------------------------------------------------
+
+    /// The closed range of valid values, defaulted where unbounded.
+    fn range(s: &Shape, integral: bool) -> (f64, f64) {
+        let lo = s.lower.map(|b| closed(b, true, integral));
+        let hi = s.upper.map(|b| closed(b, false, integral));
+        let (lo, hi) = match (lo, hi) {
+            (Some(lo), Some(hi)) => (lo, hi),
+            (Some(lo), None) => (lo, lo + WINDOW),
+            (None, Some(hi)) => (hi - WINDOW, hi),
+            (None, None) => (-10.0, WINDOW),
+        };
+        (lo.clamp(-EXACT, EXACT), hi.clamp(-EXACT, EXACT))
+    }
+
+    fn integer(&mut self, s: &Shape) -> Value {
+        let (lo, hi) = Self::range(s, true);
+        if let Some(m) = s.multiple_of {
+            return self.multiple(m, lo, hi);
+        }
+        let bounded = s.lower.is_some() || s.upper.is_some();
+        let x = if bounded && self.one_in(3) {
+            if (s.lower.is_some() && self.rng.random()) || s.upper.is_none() { lo } else { hi }
+        } else if lo <= hi {
+            self.rng.random_range(lo as i64..=hi as i64) as f64
+        } else {
+            lo
+        };
+        number(x)
+    }
+
+    fn fraction(&mut self, s: &Shape) -> Value {
+        let (lo, hi) = Self::range(s, false);
+        if let Some(m) = s.multiple_of {
+            return self.multiple(m, lo, hi);
+        }
+        if hi <= lo {
+            return number(lo);
+        }
+        let mut x = lo + self.rng.random::<f64>() * (hi - lo);
+        x = (x * 100.0).round() / 100.0;
+        // Keep exclusive bounds exclusive after rounding.
+        if x <= lo && s.lower.is_some_and(|b| b.exclusive) || x >= hi && s.upper.is_some_and(|b| b.exclusive) {
+            x = (lo + hi) / 2.0;
+        }
+        number(x)
+    }
+
+    fn multiple(&mut self, m: f64, lo: f64, hi: f64) -> Value {
+        let kmin = (lo / m).ceil();
+        let kmax = (hi / m).floor();
+        let k = if kmin > kmax || !kmin.is_finite() || !kmax.is_finite() {
+            kmin
+        } else if self.one_in(3) {
+            if self.rng.random() { kmin } else { kmax }
+        } else {
+            let span = (kmax - kmin).min(1000.0);
+            kmin + self.rng.random_range(0..=span as i64) as f64
+        };
+        number(k * m)
+    }
+
+    // ---- strings ----------------------------------------------------------------------------
+
+    fn string(&mut self, s: &Shape) -> String {
+        if let Some(name) = &s.format
+            && let Some(text) = strings::format(name, self.rng)
+        {
+            return text;
+        }
+        if let Some(p) = &s.pattern {
+            return p.draw(self.rng);
+        }
+        let min = s.min_length.min(MAX_LEN);
+        let max = s.max_length.unwrap_or(min + 8).min(min + 8).max(min);
+        let len = if self.one_in(3) {
+            if self.rng.random() { min } else { s.max_length.unwrap_or(min).clamp(min, MAX_LEN) }
+        } else {
+            self.rng.random_range(min..=max)
+        };
+        let mut out = String::new();
+        strings::plain(self.rng, len as usize, len as usize, &mut out);
+        out
+    }
+
+    // ---- arrays -----------------------------------------------------------------------------
+
+    fn array(&mut self, s: &Shape, depth: usize, mode: ArrayMode) -> Value {
+        let min = s.min_items.min(MAX_LEN);
+        let max = s.max_items.unwrap_or(min + 4).clamp(min, MAX_LEN);
+        let mut len = match mode.len {
+            Some(len) => len.min(MAX_LEN),
+            None if depth >= SOFT_DEPTH => min,
+            None if self.one_in(4) => {
+                if self.rng.random() || max - min > 16 { min } else { max }
+            }
+            None => self.rng.random_range(min..=max.min(min + 3)),
+        };
+        if mode.len.is_none() && self.is_never(s.items) {
+            len = len.min(s.prefix.len() as u64);
+        }
+        let mut slots: Vec<Option<NodeId>> = (0..len as usize).map(|i| s.prefix.get(i).copied().or(s.items)).collect();
+        if !mode.skip_contains {
+            for c in &s.contains {
+                let want = if self.one_in(4) { c.max.unwrap_or(c.min + 1).max(c.min) } else { c.min };
+                for _ in 0..want.min(8) {
+                    if slots.len() < (min.max(want) as usize) || slots.is_empty() || self.one_in(2) {
+                        slots.push(Some(c.node));
+                    } else {
+                        let i = self.rng.random_range(0..slots.len());
+                        slots[i] = Some(c.node);
+                    }
+                }
+            }
+        }
+        let miss_at = (mode.miss_item && !slots.is_empty()).then(|| self.rng.random_range(0..slots.len()));
+        let mut items: Vec<Value> = Vec::with_capacity(slots.len());
+        for (i, slot) in slots.iter().enumerate() {
+            let item = match (miss_at == Some(i), slot) {
+                (true, Some(id)) => self.miss(*id, depth + 1),
+                (true, None) => self.any(depth + 1),
+                (false, slot) => self.valid_opt(*slot, depth + 1),
+            };
+            items.push(item);
+        }
+        if s.unique && mode.len.is_none() {
+            let mut i = 1;
+            while i < items.len() {
+                let mut tries = 0;
+                while items[..i].iter().any(|earlier| super::plan::json_equal(earlier, &items[i])) && tries < 4 {
+                    items[i] = self.valid_opt(slots[i], depth + 1);
+                    tries += 1;
+                }
+                if tries == 4 && items.len() as u64 > min {
+                    items.remove(i);
+                    slots.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        Value::Array(items)
+    }
+
+    // ---- objects ----------------------------------------------------------------------------
+
+    fn declared(s: &Shape, name: &str) -> Option<NodeId> {
+        s.properties.iter().find(|(n, _)| n == name).map(|(_, id)| *id)
+    }
+
+    /// A key no conjunct declares, from `propertyNames` when there is one.
+    fn extra_key(&mut self, s: &Shape, depth: usize) -> String {
+        if let Some(names) = s.property_names
+            && let Value::String(key) = self.valid(names, depth + 1)
+        {
+            return key;
+        }
+        let mut key = self.word();
+        while Self::declared(s, &key).is_some() {
+            key.push('x');
+        }
+        key
+    }
+
+    /// The keys of a valid object with the node of each value.
+    fn object_keys(&mut self, s: &Shape, depth: usize) -> Vec<(String, Option<NodeId>)> {
+        let soft = depth >= SOFT_DEPTH;
+        let mut keys: Vec<(String, Option<NodeId>)> = Vec::new();
+        let has = |keys: &[(String, Option<NodeId>)], name: &str| keys.iter().any(|(k, _)| k == name);
+        for name in &s.required {
+            let node = Self::declared(s, name).or(s.additional);
+            keys.push((name.clone(), node));
+        }
+        for (name, id) in &s.properties {
+            if !soft && !has(&keys, name) && !self.is_never(Some(*id)) && self.rng.random() {
+                keys.push((name.clone(), Some(*id)));
+            }
+        }
+        if !soft && !s.pattern_properties.is_empty() && self.one_in(4) {
+            let (pattern, id) = &s.pattern_properties[self.rng.random_range(0..s.pattern_properties.len())];
+            let key = pattern.draw(self.rng);
+            if !has(&keys, &key) {
+                keys.push((key, Some(*id)));
+            }
+        }
+        if !soft && !self.is_never(s.additional) && self.one_in(6) {
+            let key = self.extra_key(s, depth);
+            if !has(&keys, &key) {
+                keys.push((key, s.additional));
+            }
+        }
+        for (trigger, names) in &s.dependent_required {
+            if has(&keys, trigger) {
+                for name in names {
+                    if !has(&keys, name) {
+                        keys.push((name.clone(), Self::declared(s, name).or(s.additional)));
+                    }
+                }
+            }
+        }
+        let mut attempts = 0;
+        while (keys.len() as u64) < s.min_properties.min(64) && attempts < 128 {
+            attempts += 1;
+            let optional = s.properties.iter().find(|(n, id)| !has(&keys, n) && !self.is_never(Some(*id))).cloned();
+            match optional {
+                Some((name, id)) => keys.push((name, Some(id))),
+                None => {
+                    let key = self.extra_key(s, depth);
+                    if !has(&keys, &key) {
+                        keys.push((key, s.additional));
+                    }
+                }
+            }
+        }
+        if let Some(max) = s.max_properties {
+            while keys.len() as u64 > max {
+                match keys.iter().rposition(|(k, _)| !s.required.contains(k)) {
+                    Some(i) => drop(keys.remove(i)),
+                    None => break,
+                }
+            }
+        }
+        keys
+    }
+
+    fn object(&mut self, s: &Shape, depth: usize, miss_value: bool) -> Map<String, Value> {
+        let keys = self.object_keys(s, depth);
+        let miss_at = (miss_value && !keys.is_empty()).then(|| self.rng.random_range(0..keys.len()));
+        let mut map = Map::new();
+        for (i, (key, node)) in keys.into_iter().enumerate() {
+            let value = match (miss_at == Some(i), node) {
+                (true, Some(id)) => self.miss(id, depth + 1),
+                (true, None) => self.any(depth + 1),
+                (false, node) => self.valid_opt(node, depth + 1),
+            };
+            map.insert(key, value);
+        }
+        map
+    }
+
+    // ---- near misses ------------------------------------------------------------------------
+
+    fn misses(&self, s: &Shape) -> Vec<Miss> {
+        let mut kinds = Vec::new();
+        if s.types != types::ALL && s.types != 0 {
+            kinds.push(Miss::WrongType);
+        }
+        if s.values.as_ref().is_some_and(|v| !v.is_empty()) {
+            kinds.push(Miss::OutsideEnum);
+            kinds.push(Miss::OutsideEnum);
+            return kinds;
+        }
+        let numeric = s.types & (types::INTEGER | types::FRACTION) != 0;
+        if numeric {
+            if s.upper.is_some() {
+                kinds.push(Miss::AboveUpper);
+            }
+            if s.lower.is_some() {
+                kinds.push(Miss::BelowLower);
+            }
+            if s.multiple_of.is_some() {
+                kinds.push(Miss::NotMultiple);
+            }
+            if s.types & types::FRACTION == 0 {
+                kinds.push(Miss::Fraction);
+            }
+        }
+        if s.types & types::STRING != 0 {
+            if s.min_length > 0 {
+                kinds.push(Miss::TooShort);
+            }
+            if s.max_length.is_some() {
+                kinds.push(Miss::TooLong);
+            }
+            if s.pattern.is_some() {
+                kinds.push(Miss::PatternBroken);
+            }
+            if s.format.is_some() {
+                kinds.push(Miss::FormatBroken);
+            }
+        }
+        if s.types & types::ARRAY != 0 {
+            if s.max_items.is_some() {
+                kinds.push(Miss::TooManyItems);
+            }
+            if s.min_items > 0 {
+                kinds.push(Miss::TooFewItems);
+            }
+            if s.unique {
+                kinds.push(Miss::Duplicate);
+            }
+            if !s.contains.is_empty() {
+                kinds.push(Miss::NoContains);
+            }
+            if s.items.is_some() || !s.prefix.is_empty() {
+                kinds.extend([Miss::ItemBroken, Miss::ItemBroken]);
+            }
+        }
+        if s.types & types::OBJECT != 0 {
+            if !s.required.is_empty() {
+                kinds.push(Miss::MissingRequired);
+            }
+            if s.additional.is_some() {
+                kinds.push(Miss::ExtraKey);
+            }
+            if s.max_properties.is_some() {
+                kinds.push(Miss::TooManyProperties);
+            }
+            if s.min_properties > 0 {
+                kinds.push(Miss::TooFewProperties);
+            }
+            if !s.dependent_required.is_empty() {
+                kinds.push(Miss::DependentMissing);
+            }
+            if s.property_names.is_some() {
+                kinds.push(Miss::BadName);
+            }
+            if !s.properties.is_empty() || s.additional.is_some() {
+                kinds.extend([Miss::ValueBroken, Miss::ValueBroken]);
+            }
+        }
+        if !s.nots.is_empty() {
+            kinds.push(Miss::Not);
+        }
+        kinds
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn shape_miss(&mut self, s: &Shape, depth: usize) -> Value {
+        let kinds = self.misses(s);
+        if kinds.is_empty() {
+            return self.shape(s, depth);
+        }
+        let integral = s.types & types::FRACTION == 0;
+        match kinds[self.rng.random_range(0..kinds.len())] {
+            Miss::WrongType => self.wrong_type(s.types),
+            Miss::OutsideEnum => {
+                let values = s.values.as_deref().unwrap_or_default();
+                let v = &values[self.rng.random_range(0..values.len())];
+                self.outside(v)
+            }
+            Miss::AboveUpper => {
+                let b = s.upper.unwrap_or(Bound { value: 0.0, exclusive: false });
+                number(beyond(b, 1.0, integral, s.multiple_of, self.one_in(2)))
+            }
+            Miss::BelowLower => {
+                let b = s.lower.unwrap_or(Bound { value: 0.0, exclusive: false });
+                number(beyond(b, -1.0, integral, s.multiple_of, self.one_in(2)))
+            }
+            Miss::NotMultiple => {
+                let m = s.multiple_of.unwrap_or(1.0);
+                let base = self.multiple(m, Self::range(s, integral).0, Self::range(s, integral).1);
+                number(base.as_f64().unwrap_or(0.0) + m / 2.0)
+            }
+            Miss::Fraction => {
+                let base = self.integer(s);
+                number(base.as_f64().unwrap_or(0.0) + 0.5)
+            }
+            Miss::TooShort => {
+                let text = self.string(s);
+                Value::String(text.chars().take(s.min_length.saturating_sub(1) as usize).collect())
+            }
+            Miss::TooLong => {
+                let mut text = self.string(s);
+                let want = s.max_length.unwrap_or(0).saturating_add(1).min(MAX_LEN) as usize;
+                let have = text.chars().count();
+                if have < want {
+                    strings::plain(self.rng, want - have, want - have, &mut text);
+                }
+                Value::String(text)
+            }
+            Miss::PatternBroken | Miss::FormatBroken => {
+                let text = self.string(s);
+                Value::String(strings::perturb(&text, self.rng))
+            }
+            Miss::TooManyItems => self.array(s, depth, ArrayMode { len: Some(s.max_items.unwrap_or(0) + 1), ..ArrayMode::default() }),
+            Miss::TooFewItems => self.array(s, depth, ArrayMode { len: Some(s.min_items.saturating_sub(1)), ..ArrayMode::default() }),
+            Miss::Duplicate => {
+                let len = s.min_items.max(2);
+                let mut array = self.array(s, depth, ArrayMode { len: Some(len), ..ArrayMode::default() });
+                if let Value::Array(items) = &mut array
+                    && items.len() >= 2
+                {
+                    let i = self.rng.random_range(1..items.len());
+                    items[i] = items[0].clone();
+                }
+                array
+            }
+            Miss::NoContains => self.array(s, depth, ArrayMode { skip_contains: true, ..ArrayMode::default() }),
+            Miss::ItemBroken => {
+                let len = (s.min_items.max(1)).max(s.prefix.len() as u64 / 2);
+                let len = if self.one_in(2) { Some(len) } else { None };
+                self.array(s, depth, ArrayMode { miss_item: true, len, ..ArrayMode::default() })
+            }
+            Miss::MissingRequired => {
+                let mut map = self.object(s, depth, false);
+                let name = &s.required[self.rng.random_range(0..s.required.len())];
+                map.shift_remove(name);
+                Value::Object(map)
+            }
+            Miss::ExtraKey => {
+                let mut map = self.object(s, depth, false);
+                let key = self.extra_key(s, depth);
+                let value = match s.additional {
+                    Some(id) if !self.is_never(Some(id)) => self.miss(id, depth + 1),
+                    _ => self.any(depth + 1),
+                };
+                map.insert(key, value);
+                Value::Object(map)
+            }
+            Miss::TooManyProperties => {
+                let mut map = self.object(s, depth, false);
+                let want = s.max_properties.unwrap_or(0).saturating_add(1).min(64) as usize;
+                let mut attempts = 0;
+                while map.len() < want && attempts < 128 {
+                    attempts += 1;
+                    let key = self.extra_key(s, depth);
+                    let value = self.valid_opt(Self::declared(s, &key).or(s.additional), depth + 1);
+                    map.insert(key, value);
+                }
+                Value::Object(map)
+            }
+            Miss::TooFewProperties => {
+                let mut map = self.object(s, depth, false);
+                let want = s.min_properties.saturating_sub(1) as usize;
+                while map.len() > want {
+                    let Some(last) = map.keys().next_back().cloned() else { break };
+                    map.shift_remove(&last);
+                }
+                Value::Object(map)
+            }
+            Miss::DependentMissing => {
+                let mut map = self.object(s, depth, false);
+                let (trigger, names) = &s.dependent_required[self.rng.random_range(0..s.dependent_required.len())];
+                if !map.contains_key(trigger) {
+                    let value = self.valid_opt(Self::declared(s, trigger).or(s.additional), depth + 1);
+                    map.insert(trigger.clone(), value);
+                }
+                if !names.is_empty() {
+                    map.shift_remove(&names[self.rng.random_range(0..names.len())]);
+                }
+                Value::Object(map)
+            }
+            Miss::BadName => {
+                let mut map = self.object(s, depth, false);
+                if let Some(names) = s.property_names
+                    && let Value::String(key) = self.miss(names, depth + 1)
+                {
+                    let value = self.valid_opt(s.additional, depth + 1);
+                    map.insert(key, value);
+                }
+                Value::Object(map)
+            }
+            Miss::ValueBroken => Value::Object(self.object(s, depth, true)),
+            Miss::Not => {
+                let id = s.nots[self.rng.random_range(0..s.nots.len())];
+                self.valid(id, depth)
+            }
+        }
+    }
+
+    /// A value of a type outside `allowed`, close to what was expected where possible.
+    fn wrong_type(&mut self, allowed: u8) -> Value {
+        let outside: Vec<u8> = (0..7).map(|i| 1u8 << i).filter(|b| allowed & b == 0).collect();
+        let Some(&bit) = outside.get(self.rng.random_range(0..outside.len().max(1))) else { return Value::Null };
+        match bit {
+            types::NULL => Value::Null,
+            types::BOOLEAN => Value::Bool(self.rng.random()),
+            types::INTEGER => Value::from(self.rng.random_range(0i64..=9)),
+            types::FRACTION => Value::from(0.5 + f64::from(self.rng.random_range(0i32..=9))),
+            types::STRING => Value::String(if self.one_in(2) { self.rng.random_range(0..=9).to_string() } else { self.word() }),
+            types::ARRAY => Value::Array(Vec::new()),
+            _ => Value::Object(Map::new()),
+        }
+    }
+
+    /// A value next to `v` but different from it.
+    fn outside(&mut self, v: &Value) -> Value {
+        match v {
+            Value::Null => Value::from(0),
+            Value::Bool(b) => Value::Bool(!b),
+            Value::Number(n) => number(n.as_f64().unwrap_or(0.0) + if self.one_in(3) { 0.5 } else { 1.0 }),
+            Value::String(s) => Value::String(strings::perturb(s, self.rng)),
+            Value::Array(items) => {
+                let mut items = items.clone();
+                items.push(Value::Null);
+                Value::Array(items)
+            }
+            Value::Object(map) => {
+                let mut map = map.clone();
+                map.insert("x".to_owned(), Value::Null);
+                Value::Object(map)
+            }
+        }
+    }
+}
+
+/// The closest valid value at a bound (ceil/floor for integers, past an exclusive bound).
+fn closed(b: Bound, lower: bool, integral: bool) -> f64 {
+    match (integral, lower, b.exclusive) {
+        (true, true, false) => b.value.ceil(),
+        (true, true, true) => b.value.floor() + 1.0,
+        (true, false, false) => b.value.floor(),
+        (true, false, true) => b.value.ceil() - 1.0,
+        (false, true, true) => b.value + 0.01_f64.max(b.value.abs() * 1e-9),
+        (false, false, true) => b.value - 0.01_f64.max(b.value.abs() * 1e-9),
+        (false, _, false) => b.value,
+    }
+}
+
+/// The first invalid value past a bound, in direction `sign`: the exclusive bound itself, else one
+/// step beyond (one, or one `multipleOf`; half a step for numbers when `half`).
+fn beyond(b: Bound, sign: f64, integral: bool, multiple_of: Option<f64>, half: bool) -> f64 {
+    if b.exclusive {
+        return b.value;
+    }
+    match (integral, multiple_of) {
+        (true, None) if sign > 0.0 => b.value.floor() + 1.0,
+        (true, None) => b.value.ceil() - 1.0,
+        (true, Some(step)) => b.value + sign * step,
+        (false, step) => {
+            let step = step.unwrap_or(1.0);
+            b.value + sign * if half { step / 2.0 } else { step }
+        }
+    }
+}
+
+/// A JSON number, an integer when the value is one.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < EXACT {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
+}

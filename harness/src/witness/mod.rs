@@ -1,0 +1,440 @@
+//! Witness generation: instances drawn from the source and from the projection, to find the
+//! deviations no hand-written instance exposes.
+//!
+//! Hand-written instances find the deviations someone thought of. For every trial the oracle also
+//! draws instances from both schemas ([`search`]):
+//!
+//! - from the **source**: instances it accepts (narrowing candidates: does the projection accept
+//!   their encoding?) and near misses it just rejects (widening candidates: does the projection
+//!   accept them, and the source still reject the decoding?);
+//! - from the **projection**: instances it accepts (widening candidates: does the source accept
+//!   their decoding?) and near misses (narrowing candidates).
+//!
+//! The generator ([`Plan`], then a [`draw`] per instance) is only a source of candidates. Every
+//! candidate is judged by the real validators on both sides, so a gap in the generator costs
+//! yield, never a false witness. A witness found is shrunk with proptest (see [`shrink`]) to the
+//! smallest instance that still disagrees, and reported like a hand-written one, with the seed and
+//! the one command that reproduces it.
+//!
+//! **Determinism.** The seed of a trial is derived from its case id, so every run draws the same
+//! instances; [`SEED_ENV`] overrides it and [`DRAWS_ENV`] sets the number of draws per side (default
+//! [`DEFAULT_DRAWS`]). The source-side draws of a case and their source verdicts do not depend on
+//! the translator, so they are made once per case and shared by every translator's trial (the
+//! [`Settings`] carry the cache); projection-side draws are seeded from the same seed and the
+//! translator's name.
+//!
+//! **Scope.** Own-corpus cases get generated instances. JSON-Schema-Test-Suite cases do not by
+//! default, because there are ten times as many of them for each translator and they are about the
+//! validator, not about tool schemas; set [`GENERATE_ENV`]`=all` to include them.
+//!
+//! **Shortcut.** A projection equal to its source, with the identity codec, is compiled into the
+//! same validator and can disagree on nothing: no draws are made for it.
+
+mod draw;
+mod plan;
+mod refs;
+mod shrink;
+mod strings;
+
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use proptest::strategy::{NewTree, Strategy};
+use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
+use schema_fidelity_translators::Codec;
+use serde_json::Value;
+
+use crate::codec::{self, Way};
+use crate::oracle::Witness;
+use crate::table::Direction;
+
+pub use plan::Plan;
+pub use shrink::JsonTree;
+
+/// Environment variable overriding the seed of every trial (decimal, or hex with `0x`).
+pub const SEED_ENV: &str = "SCHEMA_FIDELITY_SEED";
+/// Environment variable setting the number of draws per side of each trial.
+pub const DRAWS_ENV: &str = "SCHEMA_FIDELITY_DRAWS";
+/// Environment variable choosing which cases get generated instances: `own` (the default), `all`
+/// (the JSON-Schema-Test-Suite too) or `none`.
+pub const GENERATE_ENV: &str = "SCHEMA_FIDELITY_GENERATE";
+/// Draws per side of a trial when [`DRAWS_ENV`] is not set.
+pub const DEFAULT_DRAWS: usize = 256;
+
+/// Which cases get generated instances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    None,
+    Own,
+    All,
+}
+
+/// How witness generation runs, read from the environment once per run.
+#[derive(Clone)]
+pub struct Settings {
+    /// Overrides the per-case seed.
+    pub seed: Option<u64>,
+    /// Draws per side of a trial.
+    pub draws: usize,
+    pub scope: Scope,
+    /// An environment variable that could not be read, with the reason: trials fail with it
+    /// rather than run with a seed the user did not ask for.
+    pub invalid: Option<String>,
+    cache: Arc<Cache>,
+}
+
+impl Settings {
+    /// Read [`SEED_ENV`], [`DRAWS_ENV`] and [`GENERATE_ENV`].
+    #[must_use]
+    pub fn from_env() -> Self {
+        let mut settings = Self::fixed(None, DEFAULT_DRAWS);
+        let mut problems = Vec::new();
+        if let Ok(text) = std::env::var(SEED_ENV) {
+            match parse_seed(&text) {
+                Some(seed) => settings.seed = Some(seed),
+                None => problems.push(format!("{SEED_ENV}={text:?} is not a number (decimal, or hex with 0x)")),
+            }
+        }
+        if let Ok(text) = std::env::var(DRAWS_ENV) {
+            match text.trim().parse() {
+                Ok(draws) => settings.draws = draws,
+                Err(_) => problems.push(format!("{DRAWS_ENV}={text:?} is not a count")),
+            }
+        }
+        if let Ok(text) = std::env::var(GENERATE_ENV) {
+            match text.trim() {
+                "own" => settings.scope = Scope::Own,
+                "all" => settings.scope = Scope::All,
+                "none" => settings.scope = Scope::None,
+                _ => problems.push(format!("{GENERATE_ENV}={text:?} is not one of own, all, none")),
+            }
+        }
+        settings.invalid = (!problems.is_empty()).then(|| problems.join("; "));
+        settings
+    }
+
+    /// Settings that ignore the environment (for tests and benchmarks).
+    #[must_use]
+    pub fn fixed(seed: Option<u64>, draws: usize) -> Self {
+        Self { seed, draws, scope: Scope::Own, invalid: None, cache: Arc::default() }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self::from_env()
+    }
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings").field("seed", &self.seed).field("draws", &self.draws).field("scope", &self.scope).field("invalid", &self.invalid).finish_non_exhaustive()
+    }
+}
+
+fn parse_seed(text: &str) -> Option<u64> {
+    let text = text.trim();
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
+/// Which kind of instance a draw aims at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pool {
+    /// Instances the schema accepts.
+    Valid,
+    /// Instances the schema just rejects: one fault at one position.
+    NearMiss,
+}
+
+impl Pool {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Valid => "valid draw",
+            Self::NearMiss => "near miss",
+        }
+    }
+
+    /// Even draws aim valid, odd ones near.
+    fn of(index: usize) -> Self {
+        if index.is_multiple_of(2) { Self::Valid } else { Self::NearMiss }
+    }
+}
+
+/// Draw one instance from `plan`.
+pub fn draw(plan: &Plan, rng: &mut TestRng, pool: Pool) -> Value {
+    let mut drawer = draw::Drawer::new(plan, rng);
+    match pool {
+        Pool::Valid => drawer.valid_root(),
+        Pool::NearMiss => drawer.miss_root(),
+    }
+}
+
+/// The generator as a proptest strategy: instances of a schema (valid or near misses), shrinking
+/// structurally. The oracle draws directly (it caches draws across translators); this is for
+/// properties written with proptest.
+#[derive(Debug, Clone)]
+pub struct Instances {
+    plan: Arc<Plan>,
+    pool: Pool,
+}
+
+/// Instances of `schema` from `pool`, as a proptest strategy.
+#[must_use]
+pub fn instances(schema: &Value, pool: Pool) -> Instances {
+    Instances { plan: Arc::new(Plan::new(schema)), pool }
+}
+
+impl Strategy for Instances {
+    type Tree = JsonTree;
+    type Value = Value;
+
+    fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
+        Ok(JsonTree::new(draw(&self.plan, runner.rng(), self.pool)))
+    }
+}
+
+/// A deterministic RNG for one stream of draws.
+#[must_use]
+pub fn rng(seed: u64, stream: &str) -> TestRng {
+    let mut state = seed ^ fnv1a(stream.as_bytes());
+    let mut bytes = [0u8; 16];
+    for chunk in bytes.chunks_mut(8) {
+        chunk.copy_from_slice(&splitmix64(&mut state).to_le_bytes());
+    }
+    TestRng::from_seed(RngAlgorithm::XorShift, &bytes)
+}
+
+/// The default seed of a case: its id, hashed (FNV-1a, stable across Rust versions).
+#[must_use]
+pub fn case_seed(case_id: &str) -> u64 {
+    fnv1a(case_id.as_bytes())
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// One source-side draw with the source's verdict.
+#[derive(Debug)]
+struct SourceDraw {
+    instance: Value,
+    accepted: bool,
+}
+
+#[derive(Debug)]
+struct SourceDraws {
+    schema: Value,
+    draws: Vec<SourceDraw>,
+}
+
+/// Source-side draws per (case, seed, draws), shared by the trials of every translator.
+#[derive(Default)]
+struct Cache {
+    entries: Mutex<HashMap<String, Arc<OnceLock<Arc<SourceDraws>>>>>,
+}
+
+/// What one trial hands to the search.
+pub struct Sides<'a> {
+    /// The trial name, `translator::case`.
+    pub trial: &'a str,
+    pub translator: &'a str,
+    pub case_id: &'a str,
+    /// Whether the case comes from the JSON-Schema-Test-Suite.
+    pub suite_case: bool,
+    pub source_schema: &'a Value,
+    pub source: &'a jsonschema::Validator,
+    /// The projection as draft 2020-12 (lifted from its dialect).
+    pub projection_schema: &'a Value,
+    pub projection: &'a jsonschema::Validator,
+    pub codec: &'a Codec,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    /// At most one shrunk witness per wanted direction.
+    pub witnesses: Vec<Witness>,
+    /// Candidates judged (both sides).
+    pub candidates: usize,
+    /// The seed the draws came from, and the command that reproduces the trial with it (set
+    /// when draws were made).
+    pub seed: Option<u64>,
+    pub reproduce: Option<String>,
+}
+
+/// Draw instances from both sides of `sides` and return a shrunk witness for each direction in
+/// `wanted` that the draws expose.
+///
+/// # Errors
+/// The reason, when the settings from the environment are invalid.
+pub fn search(settings: &Settings, sides: &Sides<'_>, wanted: &BTreeSet<Direction>) -> Result<Found, String> {
+    if let Some(reason) = &settings.invalid {
+        return Err(format!("witness generation cannot run: {reason}"));
+    }
+    let in_scope = match settings.scope {
+        Scope::None => false,
+        Scope::Own => !sides.suite_case,
+        Scope::All => true,
+    };
+    let identical = sides.codec.is_identity() && sides.source_schema == sides.projection_schema;
+    if wanted.is_empty() || settings.draws == 0 || !in_scope || identical {
+        return Ok(Found::default());
+    }
+    let seed = settings.seed.unwrap_or_else(|| case_seed(sides.case_id));
+    let judge = Judge { sides };
+    let mut found: Vec<(Direction, Value, String)> = Vec::new();
+    let missing = |found: &[(Direction, Value, String)]| wanted.iter().any(|d| !found.iter().any(|(f, ..)| f == d));
+    let wants = |found: &[(Direction, Value, String)], d: Direction| wanted.contains(&d) && !found.iter().any(|(f, ..)| *f == d);
+    let mut candidates = 0;
+
+    let source_draws = source_draws(settings, sides, seed);
+    for (i, d) in source_draws.draws.iter().enumerate() {
+        if !missing(&found) {
+            break;
+        }
+        candidates += 1;
+        let origin = || format!("source {} #{i}", Pool::of(i).name());
+        if d.accepted && wants(&found, Direction::Narrowing) && judge.narrowing(&d.instance, Some(true)) {
+            found.push((Direction::Narrowing, d.instance.clone(), origin()));
+        } else if !d.accepted && wants(&found, Direction::Widening) {
+            let model = judge.encode(&d.instance);
+            if judge.widening(&model) {
+                found.push((Direction::Widening, model.into_owned(), origin()));
+            }
+        }
+    }
+
+    if missing(&found) {
+        let plan = Plan::new(sides.projection_schema);
+        let mut rng = rng(seed, &format!("projection:{}", sides.translator));
+        for i in 0..settings.draws {
+            if !missing(&found) {
+                break;
+            }
+            candidates += 1;
+            let y = draw(&plan, &mut rng, Pool::of(i));
+            let origin = || format!("projection {} #{i}", Pool::of(i).name());
+            let projection_accepts = sides.projection.is_valid(&y);
+            if projection_accepts && wants(&found, Direction::Widening) && judge.widening(&y) {
+                found.push((Direction::Widening, y, origin()));
+            } else if !projection_accepts && wants(&found, Direction::Narrowing) {
+                let x = judge.decode(&y);
+                if judge.narrowing(&x, None) {
+                    found.push((Direction::Narrowing, x.into_owned(), origin()));
+                }
+            }
+        }
+    }
+
+    let witnesses = found.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed)).collect();
+    Ok(Found { witnesses, candidates, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
+}
+
+/// The one command that re-runs a trial with the same draws.
+fn reproduce(settings: &Settings, sides: &Sides<'_>, seed: u64) -> String {
+    let mut command = format!("{SEED_ENV}={seed:#x}");
+    if settings.draws != DEFAULT_DRAWS {
+        command.push_str(&format!(" {DRAWS_ENV}={}", settings.draws));
+    }
+    if sides.suite_case {
+        command.push_str(&format!(" {GENERATE_ENV}=all"));
+    }
+    let quoted = sides.trial.replace('\'', r"'\''");
+    command.push_str(&format!(" cargo test --test contract -- --exact '{quoted}'"));
+    command
+}
+
+/// The source-side draws of a case, made once and shared across translators.
+fn source_draws(settings: &Settings, sides: &Sides<'_>, seed: u64) -> Arc<SourceDraws> {
+    let make = || {
+        let plan = Plan::new(sides.source_schema);
+        let mut rng = rng(seed, "source");
+        let draws = (0..settings.draws)
+            .map(|i| {
+                let instance = draw(&plan, &mut rng, Pool::of(i));
+                let accepted = sides.source.is_valid(&instance);
+                SourceDraw { instance, accepted }
+            })
+            .collect();
+        Arc::new(SourceDraws { schema: sides.source_schema.clone(), draws })
+    };
+    let key = format!("{seed:x}:{}:{}", settings.draws, sides.case_id);
+    let slot = {
+        let mut entries = settings.cache.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries.entry(key).or_default().clone()
+    };
+    let cached = slot.get_or_init(make).clone();
+    // Two cases sharing an id (only possible outside the corpus) must not share draws.
+    if &cached.schema == sides.source_schema { cached } else { make() }
+}
+
+/// Verdicts on both sides, through the codec.
+struct Judge<'s, 'a> {
+    sides: &'s Sides<'a>,
+}
+
+impl Judge<'_, '_> {
+    fn encode<'v>(&self, x: &'v Value) -> Cow<'v, Value> {
+        if self.sides.codec.is_identity() { Cow::Borrowed(x) } else { Cow::Owned(codec::apply(self.sides.codec, self.sides.projection_schema, x, Way::Encode)) }
+    }
+
+    fn decode<'v>(&self, y: &'v Value) -> Cow<'v, Value> {
+        if self.sides.codec.is_identity() { Cow::Borrowed(y) } else { Cow::Owned(codec::apply(self.sides.codec, self.sides.projection_schema, y, Way::Decode)) }
+    }
+
+    /// `x` (source side) is accepted by the source and its encoding rejected by the projection.
+    /// `source_accepts` passes a verdict already known.
+    fn narrowing(&self, x: &Value, source_accepts: Option<bool>) -> bool {
+        source_accepts.unwrap_or_else(|| self.sides.source.is_valid(x)) && !self.sides.projection.is_valid(&self.encode(x))
+    }
+
+    /// `y` (model side) is accepted by the projection and its decoding rejected by the source.
+    fn widening(&self, y: &Value) -> bool {
+        self.sides.projection.is_valid(y) && !self.sides.source.is_valid(&self.decode(y))
+    }
+
+    fn shrunk(&self, direction: Direction, start: Value, origin: &str, seed: u64) -> Witness {
+        let (smallest, evaluated) = match direction {
+            Direction::Narrowing => shrink::shrink(start.clone(), |x| self.narrowing(x, None)),
+            Direction::Widening => shrink::shrink(start.clone(), |y| self.widening(y)),
+        };
+        let mut from = start.to_string();
+        if from.len() > 160 {
+            let cut = (0..=160).rev().find(|i| from.is_char_boundary(*i)).unwrap_or(0);
+            from.truncate(cut);
+            from.push_str("...");
+        }
+        let description = format!("generated ({origin}, seed {seed:#x}), shrunk in {evaluated} steps from {from}");
+        match direction {
+            Direction::Narrowing => Witness {
+                direction,
+                description,
+                model_instance: self.encode(&smallest).into_owned(),
+                instance: smallest,
+                source_accepts: true,
+                projection_accepts: false,
+            },
+            Direction::Widening => Witness {
+                direction,
+                description,
+                instance: self.decode(&smallest).into_owned(),
+                model_instance: smallest,
+                source_accepts: false,
+                projection_accepts: true,
+            },
+        }
+    }
+}

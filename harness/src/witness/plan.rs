@@ -1,0 +1,521 @@
+//! A schema compiled for drawing: every node's constraints gathered once, so a draw is a walk over
+//! plain data instead of a re-reading of JSON.
+//!
+//! A schema node is the conjunction of its keywords, its `allOf` branches and its `$ref` target
+//! (draft 2020-12 applies `$ref` beside its siblings). The compiler flattens that conjunction into
+//! one [`Shape`]: types intersected, bounds tightened, `properties` merged name by name, and a
+//! property declared by one conjunct but not another given the other's `additionalProperties`.
+//! Disjunctions (`anyOf`, `oneOf`, `if`/`then`/`else`) become a [`Node::Choice`] over the
+//! conjunction with each branch. Nodes are memoised by the set of document nodes they conjoin, so
+//! a recursive `$ref` becomes a cycle in the plan, which draws stop by depth.
+//!
+//! The plan may be wrong in places: a `not` is ignored for valid draws, a `oneOf` branch may also
+//! satisfy another, `dependentSchemas` is ignored, `unevaluated*` is read as applying to what no
+//! conjunct declares, `$dynamicRef` is followed like `$ref`, and another document's `$ref` is
+//! `Any`. That costs yield, never
+//! soundness: the validator judges every draw.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::refs::{Index, address};
+use super::strings::Pattern;
+
+/// Index of a node in [`Plan::nodes`].
+pub(crate) type NodeId = usize;
+
+/// Past this many nodes the compiler stops expanding disjunctions and gives unseen subschemas
+/// `Any`: schemas with many `anyOf`s would otherwise compile to a product of their branches.
+const NODE_BUDGET: usize = 512;
+/// Most conjuncts one node gathers (`allOf` and `$ref` chains).
+const MAX_CONJUNCTS: usize = 64;
+
+/// Keywords that constrain nothing by themselves (references are followed separately).
+const INERT: &[&str] = &[
+    "$ref", "$dynamicRef", "$id", "$schema", "$anchor", "$dynamicAnchor", "$comment", "$defs", "$vocabulary", "definitions", "title",
+    "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+];
+
+/// JSON types as bits, so that intersections are `&`.
+pub(crate) mod types {
+    pub(crate) const NULL: u8 = 1;
+    pub(crate) const BOOLEAN: u8 = 2;
+    pub(crate) const INTEGER: u8 = 4;
+    /// Numbers with a fractional part (`number` is `INTEGER | FRACTION`).
+    pub(crate) const FRACTION: u8 = 8;
+    pub(crate) const STRING: u8 = 16;
+    pub(crate) const ARRAY: u8 = 32;
+    pub(crate) const OBJECT: u8 = 64;
+    pub(crate) const ALL: u8 = 127;
+
+    pub(crate) fn parse(name: &str) -> u8 {
+        match name {
+            "null" => NULL,
+            "boolean" => BOOLEAN,
+            "integer" => INTEGER,
+            "number" => INTEGER | FRACTION,
+            "string" => STRING,
+            "array" => ARRAY,
+            "object" => OBJECT,
+            _ => 0,
+        }
+    }
+}
+
+/// A compiled schema.
+#[derive(Debug)]
+pub struct Plan {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) root: NodeId,
+}
+
+/// One node of a plan.
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// `true`, `{}`, or a reference the generator cannot follow.
+    Any,
+    /// `false`.
+    Never,
+    /// One of several conjunctions (`anyOf`, `oneOf`, `if`/`then`/`else` expanded).
+    Choice(Vec<NodeId>),
+    Shape(Box<Shape>),
+}
+
+/// The gathered constraints of one conjunction.
+#[derive(Debug, Default)]
+pub(crate) struct Shape {
+    /// Allowed types ([`types`] bits).
+    pub types: u8,
+    /// Types whose keywords appear: an untyped schema with `properties` is meant for objects.
+    pub hinted: u8,
+    /// `const`/`enum`, intersected.
+    pub values: Option<Vec<Value>>,
+    pub lower: Option<Bound>,
+    pub upper: Option<Bound>,
+    pub multiple_of: Option<f64>,
+    pub min_length: u64,
+    pub max_length: Option<u64>,
+    pub pattern: Option<Arc<Pattern>>,
+    pub format: Option<String>,
+    pub prefix: Vec<NodeId>,
+    pub items: Option<NodeId>,
+    pub contains: Vec<Contains>,
+    pub min_items: u64,
+    pub max_items: Option<u64>,
+    pub unique: bool,
+    pub properties: Vec<(String, NodeId)>,
+    pub pattern_properties: Vec<(Arc<Pattern>, NodeId)>,
+    /// The schema of keys no conjunct declares (every `additionalProperties` and, approximately,
+    /// `unevaluatedProperties`).
+    pub additional: Option<NodeId>,
+    pub property_names: Option<NodeId>,
+    pub required: Vec<String>,
+    pub min_properties: u64,
+    pub max_properties: Option<u64>,
+    pub dependent_required: Vec<(String, Vec<String>)>,
+    /// `not` subschemas: a draw from one is a near miss here.
+    pub nots: Vec<NodeId>,
+}
+
+/// A numeric bound.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Bound {
+    pub value: f64,
+    pub exclusive: bool,
+}
+
+/// A `contains` with its `minContains`/`maxContains`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Contains {
+    pub node: NodeId,
+    pub min: u64,
+    pub max: Option<u64>,
+}
+
+impl Plan {
+    /// Compile `schema`. Never fails: what the compiler does not understand becomes `Any`.
+    #[must_use]
+    pub fn new(schema: &Value) -> Self {
+        let index = Index::new(schema);
+        let mut compiler = Compiler { index, nodes: Vec::new(), memo: HashMap::new() };
+        let root = compiler.node(&[schema], &BTreeSet::new());
+        Plan { nodes: compiler.nodes, root }
+    }
+
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
+        self.nodes.get(id).unwrap_or(&Node::Any)
+    }
+}
+
+/// A disjunction already expanded on the way to a node: (schema node address, keyword).
+type Expanded = BTreeSet<(usize, &'static str)>;
+
+/// A node's memo key: the addresses of its conjuncts, and the disjunctions already expanded.
+type MemoKey = (Vec<usize>, Vec<(usize, &'static str)>);
+
+struct Compiler<'a> {
+    index: Index<'a>,
+    nodes: Vec<Node>,
+    memo: HashMap<MemoKey, NodeId>,
+}
+
+impl<'a> Compiler<'a> {
+    /// The node for the conjunction of `parts`.
+    fn node(&mut self, parts: &[&'a Value], expanded: &Expanded) -> NodeId {
+        let Some(flat) = self.flatten(parts) else { return self.push(Node::Never) };
+        if flat.is_empty() {
+            return self.push(Node::Any);
+        }
+        let mut key: Vec<usize> = flat.iter().map(|v| address(v)).collect();
+        key.sort_unstable();
+        let memo_key = (key, expanded.iter().copied().collect::<Vec<_>>());
+        if let Some(&id) = self.memo.get(&memo_key) {
+            return id;
+        }
+        let id = self.push(Node::Any);
+        self.memo.insert(memo_key, id);
+        if self.nodes.len() > NODE_BUDGET {
+            // Out of budget: fold what is here, without children.
+            let shape = self.shape(&flat, false);
+            self.nodes[id] = Node::Shape(Box::new(shape));
+            return id;
+        }
+        let node = match self.disjunction(&flat, expanded) {
+            Some((which, branches)) => {
+                let mut inner = expanded.clone();
+                inner.insert(which);
+                let ids = branches
+                    .into_iter()
+                    .map(|extra| {
+                        let mut with: Vec<&'a Value> = flat.clone();
+                        with.extend(extra);
+                        self.node(&with, &inner)
+                    })
+                    .collect();
+                Node::Choice(ids)
+            }
+            None => Node::Shape(Box::new(self.shape(&flat, true))),
+        };
+        self.nodes[id] = node;
+        id
+    }
+
+    fn push(&mut self, node: Node) -> NodeId {
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    /// The schema objects a conjunction consists of, following `allOf` and references; `None`
+    /// when one of them is `false`.
+    fn flatten(&self, parts: &[&'a Value]) -> Option<Vec<&'a Value>> {
+        let mut out: Vec<&'a Value> = Vec::new();
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<&'a Value> = parts.iter().rev().copied().collect();
+        while let Some(part) = stack.pop() {
+            match part {
+                Value::Bool(false) => return None,
+                Value::Object(map) => {
+                    if !seen.insert(address(part)) || out.len() >= MAX_CONJUNCTS {
+                        continue;
+                    }
+                    // A node that only refers (and annotates) adds no constraint of its own;
+                    // leaving it out lets a recursive `$ref` meet its target's memo entry.
+                    if !map.keys().all(|k| INERT.contains(&k.as_str())) {
+                        out.push(part);
+                    }
+                    for keyword in ["$ref", "$dynamicRef"] {
+                        if let Some(target) = map.get(keyword).and_then(Value::as_str).and_then(|r| self.index.resolve(part, r)) {
+                            stack.push(target);
+                        }
+                    }
+                    if let Some(Value::Array(branches)) = map.get("allOf") {
+                        stack.extend(branches.iter().rev());
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(out)
+    }
+
+    /// The first disjunction not yet expanded, as its branches (each a list of extra conjuncts).
+    #[allow(clippy::type_complexity)]
+    fn disjunction(&self, flat: &[&'a Value], expanded: &Expanded) -> Option<((usize, &'static str), Vec<Vec<&'a Value>>)> {
+        for part in flat {
+            let at = address(part);
+            for keyword in ["anyOf", "oneOf"] {
+                if expanded.contains(&(at, keyword)) {
+                    continue;
+                }
+                if let Some(Value::Array(branches)) = part.get(keyword)
+                    && !branches.is_empty()
+                {
+                    return Some(((at, keyword), branches.iter().map(|b| vec![b]).collect()));
+                }
+            }
+            if !expanded.contains(&(at, "if"))
+                && let Some(condition) = part.get("if")
+            {
+                let mut then_branch = vec![condition];
+                then_branch.extend(part.get("then"));
+                let else_branch: Vec<&Value> = part.get("else").into_iter().collect();
+                return Some(((at, "if"), vec![then_branch, else_branch]));
+            }
+        }
+        None
+    }
+
+    /// Fold the keywords of a flattened conjunction into one shape. Without `children`, subschemas
+    /// are left out (`Any`), which is how an out-of-budget node stays cheap.
+    #[allow(clippy::too_many_lines)]
+    fn shape(&mut self, flat: &[&'a Value], children: bool) -> Shape {
+        let mut s = Shape { types: types::ALL, ..Shape::default() };
+        let maps: Vec<(&'a Value, &'a Map<String, Value>)> = flat.iter().filter_map(|v| v.as_object().map(|m| (*v, m))).collect();
+        let mut patterns: Vec<&str> = Vec::new();
+        for (_, m) in &maps {
+            if let Some(t) = m.get("type") {
+                let bits = match t {
+                    Value::String(name) => types::parse(name),
+                    Value::Array(names) => names.iter().filter_map(Value::as_str).fold(0, |acc, n| acc | types::parse(n)),
+                    _ => types::ALL,
+                };
+                s.types &= bits;
+            }
+            let mut constrain = |values: Vec<Value>| {
+                s.values = Some(match s.values.take() {
+                    None => values,
+                    Some(old) => old.into_iter().filter(|v| values.iter().any(|w| json_equal(v, w))).collect(),
+                });
+            };
+            if let Some(c) = m.get("const") {
+                constrain(vec![c.clone()]);
+            }
+            if let Some(Value::Array(e)) = m.get("enum") {
+                constrain(e.clone());
+            }
+            for (keyword, exclusive, lower) in [("minimum", false, true), ("exclusiveMinimum", true, true), ("maximum", false, false), ("exclusiveMaximum", true, false)] {
+                let Some(value) = m.get(keyword).and_then(Value::as_f64) else { continue };
+                s.hinted |= types::INTEGER | types::FRACTION;
+                let bound = Bound { value, exclusive };
+                let slot = if lower { &mut s.lower } else { &mut s.upper };
+                *slot = Some(match *slot {
+                    None => bound,
+                    Some(old) => tighter(old, bound, lower),
+                });
+            }
+            if let Some(m) = m.get("multipleOf").and_then(Value::as_f64).filter(|m| *m > 0.0) {
+                s.hinted |= types::INTEGER | types::FRACTION;
+                s.multiple_of.get_or_insert(m);
+            }
+            if let Some(n) = m.get("minLength").and_then(Value::as_u64) {
+                s.hinted |= types::STRING;
+                s.min_length = s.min_length.max(n);
+            }
+            if let Some(n) = m.get("maxLength").and_then(Value::as_u64) {
+                s.hinted |= types::STRING;
+                s.max_length = Some(s.max_length.map_or(n, |old| old.min(n)));
+            }
+            if let Some(p) = m.get("pattern").and_then(Value::as_str) {
+                s.hinted |= types::STRING;
+                patterns.push(p);
+            }
+            if let Some(f) = m.get("format").and_then(Value::as_str)
+                && s.format.is_none()
+            {
+                s.format = Some(f.to_owned());
+            }
+            if let Some(n) = m.get("minItems").and_then(Value::as_u64) {
+                s.hinted |= types::ARRAY;
+                s.min_items = s.min_items.max(n);
+            }
+            if let Some(n) = m.get("maxItems").and_then(Value::as_u64) {
+                s.hinted |= types::ARRAY;
+                s.max_items = Some(s.max_items.map_or(n, |old| old.min(n)));
+            }
+            if m.get("uniqueItems") == Some(&Value::Bool(true)) {
+                s.hinted |= types::ARRAY;
+                s.unique = true;
+            }
+            if let Some(Value::Array(names)) = m.get("required") {
+                s.hinted |= types::OBJECT;
+                for name in names.iter().filter_map(Value::as_str) {
+                    if !s.required.iter().any(|r| r == name) {
+                        s.required.push(name.to_owned());
+                    }
+                }
+            }
+            if let Some(n) = m.get("minProperties").and_then(Value::as_u64) {
+                s.hinted |= types::OBJECT;
+                s.min_properties = s.min_properties.max(n);
+            }
+            if let Some(n) = m.get("maxProperties").and_then(Value::as_u64) {
+                s.hinted |= types::OBJECT;
+                s.max_properties = Some(s.max_properties.map_or(n, |old| old.min(n)));
+            }
+            if let Some(Value::Object(deps)) = m.get("dependentRequired") {
+                s.hinted |= types::OBJECT;
+                for (key, names) in deps {
+                    let names = names.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
+                    s.dependent_required.push((key.clone(), names));
+                }
+            }
+            for keyword in ["properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames", "dependentSchemas"] {
+                if m.contains_key(keyword) {
+                    s.hinted |= types::OBJECT;
+                }
+            }
+            for keyword in ["items", "prefixItems", "contains", "unevaluatedItems"] {
+                if m.contains_key(keyword) {
+                    s.hinted |= types::ARRAY;
+                }
+            }
+        }
+        if let Some(first) = patterns.first() {
+            s.pattern = Some(Arc::new(Pattern::new(first)));
+        }
+        if !children {
+            return s;
+        }
+        let empty = BTreeSet::new();
+
+        // Objects: a name any conjunct declares gets every conjunct's say about it.
+        let mut names: Vec<&'a str> = Vec::new();
+        for (_, m) in &maps {
+            for name in m.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.keys()) {
+                if !names.contains(&name.as_str()) {
+                    names.push(name);
+                }
+            }
+        }
+        for name in names {
+            let mut parts: Vec<&'a Value> = Vec::new();
+            for (_, m) in &maps {
+                // `unevaluatedProperties` sees the names its neighbours declare; only
+                // `additionalProperties` applies to a name its own object does not declare.
+                match m.get("properties").and_then(|p| p.get(name)) {
+                    Some(declared) => parts.push(declared),
+                    None => parts.extend(m.get("additionalProperties")),
+                }
+            }
+            let id = self.node(&parts, &empty);
+            s.properties.push((name.to_owned(), id));
+        }
+        for (_, m) in &maps {
+            for (source, schema) in m.get("patternProperties").and_then(Value::as_object).into_iter().flatten() {
+                let id = self.node(&[schema], &empty);
+                s.pattern_properties.push((Arc::new(Pattern::new(source)), id));
+            }
+        }
+        let additional: Vec<&'a Value> = maps.iter().flat_map(|(_, m)| [m.get("additionalProperties"), m.get("unevaluatedProperties")]).flatten().collect();
+        if !additional.is_empty() {
+            s.additional = Some(self.node(&additional, &empty));
+        }
+        let names_schemas: Vec<&'a Value> = maps.iter().filter_map(|(_, m)| m.get("propertyNames")).collect();
+        if !names_schemas.is_empty() {
+            s.property_names = Some(self.node(&names_schemas, &empty));
+        }
+
+        // Arrays.
+        let longest_prefix = maps.iter().filter_map(|(_, m)| m.get("prefixItems").and_then(Value::as_array).map(Vec::len)).max().unwrap_or(0);
+        for i in 0..longest_prefix {
+            let mut parts: Vec<&'a Value> = Vec::new();
+            for (_, m) in &maps {
+                match m.get("prefixItems").and_then(Value::as_array) {
+                    Some(prefix) if i < prefix.len() => parts.push(&prefix[i]),
+                    _ => parts.extend(m.get("items")),
+                }
+            }
+            let id = self.node(&parts, &empty);
+            s.prefix.push(id);
+        }
+        let items: Vec<&'a Value> = maps.iter().flat_map(|(_, m)| [m.get("items"), m.get("unevaluatedItems")]).flatten().collect();
+        if !items.is_empty() {
+            s.items = Some(self.node(&items, &empty));
+        }
+        for (_, m) in &maps {
+            if let Some(schema) = m.get("contains") {
+                let node = self.node(&[schema], &empty);
+                let min = m.get("minContains").and_then(Value::as_u64).unwrap_or(1);
+                let max = m.get("maxContains").and_then(Value::as_u64);
+                s.contains.push(Contains { node, min, max });
+            }
+        }
+
+        for (_, m) in &maps {
+            if let Some(schema) = m.get("not") {
+                let id = self.node(&[schema], &empty);
+                s.nots.push(id);
+            }
+        }
+        s
+    }
+}
+
+fn tighter(old: Bound, new: Bound, lower: bool) -> Bound {
+    let new_wins = if lower { new.value > old.value } else { new.value < old.value };
+    if new_wins || (new.value == old.value && new.exclusive) { new } else { old }
+}
+
+/// JSON equality as JSON Schema means it (`1 == 1.0`).
+pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w))),
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn shape(plan: &Plan, id: NodeId) -> &Shape {
+        match plan.node(id) {
+            Node::Shape(s) => s,
+            other => panic!("not a shape: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn all_of_and_refs_fold_into_one_shape() {
+        let schema = json!({
+            "$defs": {"bounded": {"maximum": 10, "minimum": 0}},
+            "allOf": [{"$ref": "#/$defs/bounded"}, {"type": "integer", "exclusiveMaximum": 10}]
+        });
+        let plan = Plan::new(&schema);
+        let s = shape(&plan, plan.root);
+        assert_eq!(s.types, types::INTEGER);
+        assert_eq!(s.lower, Some(Bound { value: 0.0, exclusive: false }));
+        assert_eq!(s.upper, Some(Bound { value: 10.0, exclusive: true }));
+    }
+
+    #[test]
+    fn recursion_becomes_a_cycle() {
+        let schema = json!({"type": "object", "properties": {"child": {"$ref": "#"}}});
+        let plan = Plan::new(&schema);
+        let root = shape(&plan, plan.root);
+        assert_eq!(root.properties[0].1, plan.root);
+    }
+
+    #[test]
+    fn a_property_one_conjunct_does_not_declare_meets_its_additional_properties() {
+        let schema = json!({"allOf": [{"properties": {"a": true}, "additionalProperties": false}, {"properties": {"b": {"type": "string"}}}]});
+        let plan = Plan::new(&schema);
+        let s = shape(&plan, plan.root);
+        let b = s.properties.iter().find(|(n, _)| n == "b").expect("b").1;
+        assert!(matches!(plan.node(b), Node::Never));
+    }
+
+    #[test]
+    fn any_of_is_a_choice_of_conjunctions() {
+        let schema = json!({"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]});
+        let plan = Plan::new(&schema);
+        let Node::Choice(branches) = plan.node(plan.root) else { panic!("a choice") };
+        let required: Vec<_> = branches.iter().map(|b| shape(&plan, *b).required.clone()).collect();
+        assert_eq!(required, [vec!["a".to_owned()], vec!["b".to_owned()]]);
+    }
+}

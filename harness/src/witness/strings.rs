@@ -1,0 +1,233 @@
+//! Strings for `pattern` and `format`: matching ones, and near misses that just fail.
+//!
+//! `proptest::string::string_regex` was the first choice and does not fit: it refuses anchors
+//! (`^`, `$`), which nearly every `pattern` in a tool schema carries, it draws from all of Unicode
+//! (so `\d` yields Arabic-Indic digits that ECMA-262 `\d` rejects), and it builds a boxed strategy
+//! tree per draw, which costs more than validating the result. So patterns are parsed with
+//! `regex-syntax` (the parser proptest uses) and walked directly: anchors match the ends of the
+//! drawn string, classes draw their printable ASCII members, unbounded repetitions stay short.
+//!
+//! Nothing here has to be exact. A pattern `regex-syntax` cannot parse (look-ahead, ECMA-only
+//! syntax) yields an ordinary string; a class that means something else in ECMA-262 may yield a
+//! character that does not match. Every draw is judged by the real validator, so such a draw is a
+//! wasted candidate, never a false witness.
+
+use proptest::prelude::RngExt;
+use proptest::test_runner::TestRng;
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
+
+/// Longest string a pattern draw grows to (repetitions beyond it stop early).
+const MAX_PATTERN_CHARS: usize = 256;
+
+/// A `pattern` prepared for drawing.
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    hir: Option<Hir>,
+    /// Unanchored at the start: the pattern is searched for, so text may precede a match.
+    open_start: bool,
+    open_end: bool,
+}
+
+impl Pattern {
+    pub(crate) fn new(source: &str) -> Self {
+        let hir = regex_syntax::ParserBuilder::new().build().parse(source).ok();
+        let (open_start, open_end) = hir.as_ref().map_or((true, true), |h| {
+            let props = h.properties();
+            (!props.look_set_prefix().contains(Look::Start), !props.look_set_suffix().contains(Look::End))
+        });
+        Self { hir, open_start, open_end }
+    }
+
+    /// A string the pattern matches (when the parse was faithful), sometimes with text around the
+    /// match where the pattern is unanchored: a translator that anchors it is then caught narrowing.
+    pub(crate) fn draw(&self, rng: &mut TestRng) -> String {
+        let mut out = String::new();
+        let Some(hir) = &self.hir else {
+            plain(rng, 0, 8, &mut out);
+            return out;
+        };
+        if self.open_start && rng.random_ratio(1, 4) {
+            plain(rng, 1, 3, &mut out);
+        }
+        walk(hir, rng, &mut out);
+        if self.open_end && rng.random_ratio(1, 4) {
+            plain(rng, 1, 3, &mut out);
+        }
+        out
+    }
+}
+
+fn walk(hir: &Hir, rng: &mut TestRng, out: &mut String) {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Literal(lit) => out.push_str(&String::from_utf8_lossy(&lit.0)),
+        HirKind::Class(Class::Unicode(class)) => {
+            let ranges: Vec<(u32, u32)> = class.ranges().iter().map(|r| (u32::from(r.start()), u32::from(r.end()))).collect();
+            if let Some(c) = pick_char(&ranges, rng) {
+                out.push(c);
+            }
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let ranges: Vec<(u32, u32)> = class.ranges().iter().map(|r| (u32::from(r.start()), u32::from(r.end().min(0x7f)))).filter(|(a, b)| a <= b).collect();
+            if let Some(c) = pick_char(&ranges, rng) {
+                out.push(c);
+            }
+        }
+        HirKind::Repetition(rep) => {
+            let extra = match rep.max {
+                Some(max) => max.saturating_sub(rep.min).min(3),
+                None => 3,
+            };
+            let count = rep.min.saturating_add(rng.random_range(0..=extra));
+            for _ in 0..count {
+                if out.chars().count() >= MAX_PATTERN_CHARS {
+                    break;
+                }
+                walk(&rep.sub, rng, out);
+            }
+        }
+        HirKind::Capture(capture) => walk(&capture.sub, rng, out),
+        HirKind::Concat(parts) => {
+            for part in parts {
+                walk(part, rng, out);
+            }
+        }
+        HirKind::Alternation(branches) => {
+            if !branches.is_empty() {
+                walk(&branches[rng.random_range(0..branches.len())], rng, out);
+            }
+        }
+    }
+}
+
+/// A character from `ranges`, from its printable ASCII members when it has any: `\d` and `\w`
+/// are ASCII in ECMA-262 but Unicode in `regex-syntax`.
+fn pick_char(ranges: &[(u32, u32)], rng: &mut TestRng) -> Option<char> {
+    let ascii: Vec<(u32, u32)> = ranges.iter().filter(|(a, _)| *a <= 0x7e).map(|&(a, b)| (a.max(0x20), b.min(0x7e))).filter(|(a, b)| a <= b).collect();
+    let pool = if ascii.is_empty() { ranges } else { &ascii[..] };
+    let total: u64 = pool.iter().map(|(a, b)| u64::from(b - a) + 1).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut k = rng.random_range(0..total);
+    for &(a, b) in pool {
+        let width = u64::from(b - a) + 1;
+        if k < width {
+            // Surrogates are not chars; fall back to the range start.
+            let code = a + u32::try_from(k).unwrap_or(0);
+            return char::from_u32(code).or_else(|| char::from_u32(a));
+        }
+        k -= width;
+    }
+    None
+}
+
+/// The alphabet of unconstrained strings: mostly ASCII, with a few characters whose UTF-8 and
+/// UTF-16 lengths differ from their code-point count (translators that count bytes get caught).
+const ALPHABET: &[char] = &['a', 'b', 'c', 'x', 'y', 'z', 'A', 'Q', '0', '1', '7', '9', '-', '_', ' ', '.', 'é', 'ß', '日', '😀'];
+
+/// Append `min..=max` characters from [`ALPHABET`].
+pub(crate) fn plain(rng: &mut TestRng, min: usize, max: usize, out: &mut String) {
+    let n = rng.random_range(min..=max.max(min));
+    for _ in 0..n {
+        // Mostly the first twelve (ASCII letters and digits).
+        let i = if rng.random_ratio(4, 5) { rng.random_range(0..12) } else { rng.random_range(0..ALPHABET.len()) };
+        out.push(ALPHABET[i]);
+    }
+}
+
+/// One edit to a string: a character dropped, inserted or replaced. The result usually fails
+/// the `pattern` or `format` the original matched: a near miss.
+pub(crate) fn perturb(s: &str, rng: &mut TestRng) -> String {
+    let mut chars: Vec<char> = s.chars().collect();
+    const INSERTS: &[char] = &['x', '0', ' ', '-', '!', 'Z', '/', ':'];
+    let insert = INSERTS[rng.random_range(0..INSERTS.len())];
+    match (chars.is_empty(), rng.random_range(0..3)) {
+        (true, _) => chars.push(insert),
+        (false, 0) => {
+            chars.remove(rng.random_range(0..chars.len()));
+        }
+        (false, 1) => chars.insert(rng.random_range(0..=chars.len()), insert),
+        (false, _) => {
+            let i = rng.random_range(0..chars.len());
+            chars[i] = if chars[i] == insert { '#' } else { insert };
+        }
+    }
+    chars.into_iter().collect()
+}
+
+/// A string valid for `format` (the formats jsonschema asserts), or `None` for a format it does
+/// not know (then any string is valid and the caller draws an ordinary one).
+pub(crate) fn format(name: &str, rng: &mut TestRng) -> Option<String> {
+    let mut word = String::new();
+    for _ in 0..rng.random_range(1..=6) {
+        word.push(char::from(b'a' + rng.random_range(0..26u8)));
+    }
+    let d = |rng: &mut TestRng, lo: u32, hi: u32| rng.random_range(lo..=hi);
+    let date = |rng: &mut TestRng| format!("{:04}-{:02}-{:02}", d(rng, 1970, 2099), d(rng, 1, 12), d(rng, 1, 28));
+    let time = |rng: &mut TestRng| format!("{:02}:{:02}:{:02}Z", d(rng, 0, 23), d(rng, 0, 59), d(rng, 0, 59));
+    Some(match name {
+        "date-time" => format!("{}T{}", date(rng), time(rng)),
+        "date" => date(rng),
+        "time" => time(rng),
+        "duration" => match rng.random_range(0..3) {
+            0 => format!("P{}D", d(rng, 0, 30)),
+            1 => format!("PT{}H{}M", d(rng, 0, 23), d(rng, 0, 59)),
+            _ => format!("P{}Y{}M", d(rng, 0, 9), d(rng, 1, 11)),
+        },
+        "email" | "idn-email" => format!("{word}@example.com"),
+        "hostname" | "idn-hostname" => format!("{word}.example.com"),
+        "ipv4" => format!("{}.{}.{}.{}", d(rng, 1, 255), d(rng, 0, 255), d(rng, 0, 255), d(rng, 0, 255)),
+        "ipv6" => format!("2001:db8::{:x}", d(rng, 0, 0xffff)),
+        "uri" | "iri" => format!("https://example.com/{word}"),
+        "uri-reference" | "iri-reference" => format!("/{word}"),
+        "uri-template" => format!("https://example.com/{{{word}}}"),
+        "uuid" => {
+            let mut hex = String::new();
+            for _ in 0..32 {
+                hex.push(char::from_digit(rng.random_range(0..16u32), 16).unwrap_or('0'));
+            }
+            format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+        }
+        "json-pointer" => format!("/{word}/{}", d(rng, 0, 9)),
+        "relative-json-pointer" => format!("{}/{word}", d(rng, 0, 3)),
+        "regex" => format!("^{word}[0-9]*$"),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::test_runner::RngAlgorithm;
+
+    fn rng() -> TestRng {
+        TestRng::deterministic_rng(RngAlgorithm::XorShift)
+    }
+
+    #[test]
+    fn anchored_patterns_draw_whole_matches() {
+        let mut rng = rng();
+        let p = Pattern::new(r"^[a-z]{2,4}-\d{3}$");
+        for _ in 0..50 {
+            let s = p.draw(&mut rng);
+            let (letters, digits) = s.split_once('-').expect("a dash");
+            assert!((2..=4).contains(&letters.len()) && letters.chars().all(|c| c.is_ascii_lowercase()), "{s}");
+            assert!(digits.len() == 3, "{s}");
+        }
+    }
+
+    #[test]
+    fn unparsable_patterns_still_draw() {
+        let mut rng = rng();
+        assert!(Pattern::new("(?=look-ahead)").draw(&mut rng).chars().count() <= 8);
+    }
+
+    #[test]
+    fn perturbing_changes_the_string() {
+        let mut rng = rng();
+        for s in ["", "a", "abc-123"] {
+            assert_ne!(perturb(s, &mut rng), s);
+        }
+    }
+}

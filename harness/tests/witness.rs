@@ -1,0 +1,295 @@
+//! Witness generation, done-when: mutants of `identity` that claim the identity table (everything
+//! preserved) are caught on cases whose hand-written instances do NOT expose them, by generated
+//! instances, with a shrunk witness and both verdicts in the message.
+//!
+//! Each case below is written so that its own instances pass under the mutant (checked first, with
+//! generation switched off), so the catch can only come from the generator.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use proptest::test_runner::{Config, TestError, TestRunner};
+use schema_fidelity::corpus::{Case, Instance, Origin};
+use schema_fidelity::oracle::{self, Env, Failure, FailureKind, Verdict};
+use schema_fidelity::project::Project;
+use schema_fidelity::table::{self, Direction, Table};
+use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::witness::{self, Pool, Settings};
+use schema_fidelity_translators::walk;
+use schema_fidelity_translators::{Outcome, Translator};
+use serde_json::{Map, Value, json};
+
+/// Identity with one rewrite applied at every schema node, bottom-up (as in `mutants.rs`).
+struct Mutant {
+    name: &'static str,
+    rewrite: fn(&mut Map<String, Value>),
+}
+
+impl Mutant {
+    fn apply(&self, schema: &Value) -> Value {
+        let mapped = walk::map_children(schema, |c| Ok::<_, ()>(self.apply(c.schema))).unwrap_or_else(|()| schema.clone());
+        let Value::Object(mut map) = mapped else { return mapped };
+        (self.rewrite)(&mut map);
+        Value::Object(map)
+    }
+}
+
+impl Translator for Mutant {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn translate(&self, source: &Value) -> Outcome {
+        Outcome::json_schema(self.apply(source))
+    }
+}
+
+fn identity_table() -> Table {
+    let project = Project::at(trials::workspace_root());
+    let path = project.dispositions_dir().join("identity.yaml");
+    table::load(&path, project.relative(&path), &project.dispositions_dir()).expect("identity table lints clean")
+}
+
+/// A test-only own case with `{n: 1}`-style instances that do not reach the boundary.
+fn case(name: &str, schema: Value, instances: &[(Value, bool)]) -> Case {
+    Case {
+        id: format!("tests/witness.rs::{name}"),
+        file: PathBuf::from("harness/tests/witness.rs"),
+        line: None,
+        description: name.to_owned(),
+        issues: Vec::new(),
+        schema,
+        instances: instances.iter().enumerate().map(|(i, (data, valid))| Instance { description: format!("instance {i}"), data: data.clone(), valid: *valid }).collect(),
+        origin: Origin::Own,
+        assert_formats: true,
+    }
+}
+
+fn env(settings: Settings) -> Env {
+    Env { remotes: None, witness: settings }
+}
+
+/// The oracle's verdict on `case` for `mutant`: passing without generation (the hand-written
+/// instances miss the defect), failing with it. Returns the failure.
+fn caught(mutant: &Mutant, case: &Case) -> Failure {
+    let table = identity_table();
+    let without = oracle::check(&table, mutant, case, &env(Settings::fixed(None, 0)));
+    assert!(matches!(without, Verdict::Pass(_)), "{}: the hand-written instances alone must not expose the mutant: {without:?}", mutant.name);
+    match oracle::check(&table, mutant, case, &env(Settings::fixed(None, witness::DEFAULT_DRAWS))) {
+        Verdict::Fail(f) => f,
+        other => panic!("{}: generated instances must catch the mutant, got {other:?}", mutant.name),
+    }
+}
+
+/// Assert the failure's one generated witness: direction, shrunk instance, both verdicts, and that
+/// the message shows them with the command that reproduces it.
+fn assert_witness(failure: &Failure, direction: Direction, instance: &Value) {
+    assert_eq!(failure.kind, FailureKind::Deviation { found: BTreeSet::from([direction]), inverted: false, contradicted: false }, "{}", failure.message);
+    let generated: Vec<_> = failure.witnesses.iter().filter(|w| w.description.starts_with("generated")).collect();
+    assert_eq!(generated.len(), 1, "{}", failure.message);
+    let w = generated[0];
+    assert_eq!((w.direction, &w.instance), (direction, instance), "{}", failure.message);
+    let (source, projection) = match direction {
+        Direction::Widening => ("rejects", "accepts"),
+        Direction::Narrowing => ("accepts", "rejects"),
+    };
+    assert_eq!((w.source_accepts, w.projection_accepts), (direction == Direction::Narrowing, direction == Direction::Widening));
+    let line = format!("{instance} -- source {source}, projection {projection}");
+    assert!(failure.message.contains(&line), "the message shows `{line}`:\n{}", failure.message);
+    assert!(failure.message.contains("reproduce with: SCHEMA_FIDELITY_SEED=0x"), "{}", failure.message);
+    assert!(failure.message.contains("cargo test --test contract -- --exact 'identity::tests/witness.rs::"), "{}", failure.message);
+}
+
+#[test]
+fn maximum_dropped_is_caught_with_the_boundary_plus_one() {
+    let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.remove("maximum")) };
+    let case = case(
+        "maximum",
+        json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 10}}, "required": ["n"]}),
+        &[(json!({"n": 1}), true), (json!({}), false)],
+    );
+    assert_witness(&caught(&mutant, &case), Direction::Widening, &json!({"n": 11}));
+}
+
+#[test]
+fn min_length_dropped_is_caught_with_the_empty_string() {
+    let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.remove("minLength")) };
+    let case = case(
+        "min-length",
+        json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 3}}, "required": ["s"]}),
+        &[(json!({"s": "abcd"}), true), (json!({}), false)],
+    );
+    assert_witness(&caught(&mutant, &case), Direction::Widening, &json!({"s": ""}));
+}
+
+#[test]
+fn unique_items_dropped_is_caught_with_a_pair_of_equal_items() {
+    let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.remove("uniqueItems")) };
+    let case = case(
+        "unique-items",
+        json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "integer"}, "uniqueItems": true}}, "required": ["tags"]}),
+        &[(json!({"tags": [1, 2]}), true), (json!({}), false)],
+    );
+    assert_witness(&caught(&mutant, &case), Direction::Widening, &json!({"tags": [0, 0]}));
+}
+
+#[test]
+fn minimum_raised_is_caught_as_narrowing_at_the_old_bound() {
+    let mutant = Mutant {
+        name: "mutant",
+        rewrite: |m| {
+            if m.get("minimum") == Some(&json!(0)) {
+                m.insert("minimum".to_owned(), json!(1));
+            }
+        },
+    };
+    let case = case(
+        "minimum",
+        json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}, "required": ["n"]}),
+        &[(json!({"n": 5}), true), (json!({}), false)],
+    );
+    assert_witness(&caught(&mutant, &case), Direction::Narrowing, &json!({"n": 0}));
+}
+
+#[test]
+fn the_reported_seed_reproduces_the_witness() {
+    let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.remove("maxLength")) };
+    let case = case(
+        "max-length",
+        json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]+$", "maxLength": 3}}, "required": ["code"]}),
+        &[(json!({"code": "AB"}), true), (json!({}), false)],
+    );
+    let first = caught(&mutant, &case);
+    let again = caught(&mutant, &case);
+    assert_eq!(first.message, again.message, "deterministic by default");
+    let description = &first.witnesses[0].description;
+    let seed = description.split("seed 0x").nth(1).and_then(|s| s.split(')').next()).expect("the seed is in the description");
+    let seed = u64::from_str_radix(seed, 16).expect("hex seed");
+    let table = identity_table();
+    let replay = oracle::check(&table, &mutant, &case, &env(Settings::fixed(Some(seed), witness::DEFAULT_DRAWS)));
+    let replay = replay.failure().expect("the seed reproduces the failure");
+    assert_eq!(replay.witnesses, first.witnesses);
+    // Four upper-case letters: one past `maxLength`, and the `pattern` kept.
+    assert_eq!(first.witnesses[0].instance["code"].as_str().map(str::len), Some(4), "{}", first.message);
+}
+
+#[test]
+fn a_contradiction_is_found_in_both_directions() {
+    // `exclusiveMaximum: 10` sent as `maximum: 9.5`: rejects nothing valid for integers, but for
+    // numbers it rejects 9.75 (narrowing) and accepts nothing more; `minimum: 0` sent as
+    // `exclusiveMinimum: -1` accepts -0.5 (widening).
+    let mutant = Mutant {
+        name: "mutant",
+        rewrite: |m| {
+            if m.remove("exclusiveMaximum").is_some() {
+                m.insert("maximum".to_owned(), json!(9.5));
+            }
+            if m.remove("minimum").is_some() {
+                m.insert("exclusiveMinimum".to_owned(), json!(-1));
+            }
+        },
+    };
+    let case = case(
+        "bounds",
+        json!({"type": "object", "properties": {"x": {"type": "number", "minimum": 0, "exclusiveMaximum": 10}}, "required": ["x"]}),
+        &[(json!({"x": 5}), true), (json!({"x": 11}), false)],
+    );
+    let failure = caught(&mutant, &case);
+    assert_eq!(
+        failure.kind,
+        FailureKind::Deviation { found: BTreeSet::from([Direction::Widening, Direction::Narrowing]), inverted: false, contradicted: true },
+        "{}",
+        failure.message
+    );
+    assert!(failure.message.contains("never contradicted"), "{}", failure.message);
+}
+
+#[test]
+fn every_generated_witness_is_confirmed_by_fresh_validators() {
+    // Soundness: whatever the generator drew, a reported witness is one the validators agree on.
+    let mutants = [
+        Mutant { name: "mutant", rewrite: |m| drop(m.remove("pattern")) },
+        Mutant { name: "mutant", rewrite: |m| drop(m.remove("required")) },
+        Mutant { name: "mutant", rewrite: |m| drop(m.remove("additionalProperties")) },
+    ];
+    let case = case(
+        "closed-object",
+        json!({
+            "type": "object",
+            "properties": {"id": {"type": "string", "pattern": "^[a-z]{3}-[0-9]{2}$"}, "tags": {"type": "array", "items": {"enum": ["a", "b"]}}},
+            "required": ["id"],
+            "additionalProperties": false
+        }),
+        &[(json!({"id": "abc-12"}), true), (json!({"id": "abc-12", "tags": ["a"]}), true)],
+    );
+    let source = jsonschema::draft202012::new(&case.schema).expect("compiles");
+    for mutant in &mutants {
+        let failure = caught(mutant, &case);
+        let Outcome::Projected(p) = mutant.translate(&case.schema) else { panic!("projects") };
+        let projection = jsonschema::draft202012::new(&p.schema).expect("compiles");
+        for w in &failure.witnesses {
+            assert_eq!(source.is_valid(&w.instance), w.source_accepts, "{w:?}");
+            assert_eq!(projection.is_valid(&w.model_instance), w.projection_accepts, "{w:?}");
+            assert_ne!(w.source_accepts, w.projection_accepts);
+        }
+    }
+}
+
+#[test]
+fn equivalent_rewrites_pass_every_own_case_with_generation() {
+    // A rewrite that changes the text but not the meaning (so the shortcut for identical schemas
+    // does not apply and every trial draws): no generated witness may appear.
+    let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.insert("$comment".to_owned(), json!("rewritten"))) };
+    let table = identity_table();
+    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let settings = Settings::fixed(None, witness::DEFAULT_DRAWS);
+    let env = Env { remotes: loaded.env.remotes.clone(), witness: settings };
+    let own: Vec<&Arc<Case>> = loaded.cases.iter().filter(|c| c.origin == Origin::Own).collect();
+    assert!(!own.is_empty());
+    for case in own {
+        let verdict = oracle::check(&table, &mutant, case, &env);
+        assert!(matches!(verdict, Verdict::Pass(_)), "{}: {verdict:?}", case.id);
+    }
+}
+
+#[test]
+fn invalid_settings_fail_the_trial_with_the_reason() {
+    let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.remove("maximum")) };
+    let case = case("settings", json!({"type": "object", "properties": {"n": {"maximum": 1}}}), &[(json!({}), true)]);
+    let mut settings = Settings::fixed(None, 8);
+    settings.invalid = Some("SCHEMA_FIDELITY_SEED=\"abc\" is not a number".to_owned());
+    let verdict = oracle::check(&identity_table(), &mutant, &case, &env(settings));
+    let failure = verdict.failure().expect("fails");
+    assert_eq!(failure.kind, FailureKind::WitnessSettings);
+    assert!(failure.message.contains("SCHEMA_FIDELITY_SEED=\"abc\""), "{}", failure.message);
+}
+
+#[test]
+fn the_generator_is_a_proptest_strategy_that_shrinks() {
+    // The same generator drives ordinary proptest properties, and proptest shrinks through it.
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 1000}, "s": {"type": "string"}}, "required": ["n"]});
+    let mut runner = TestRunner::new_with_rng(Config { cases: 256, failure_persistence: None, ..Config::default() }, witness::rng(7, "strategy"));
+    let result = runner.run(&witness::instances(&schema, Pool::Valid), |v| {
+        proptest::prop_assert!(v["n"].as_i64().is_none_or(|n| n <= 10));
+        Ok(())
+    });
+    match result {
+        Err(TestError::Fail(_, smallest)) => assert_eq!(smallest, json!({"n": 11})),
+        other => panic!("the property must fail and shrink: {other:?}"),
+    }
+}
+
+#[test]
+fn near_misses_are_mostly_rejected_and_valid_draws_mostly_accepted() {
+    // The generator aims, on the own corpus; the validator keeps it honest either way.
+    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    for case in loaded.cases.iter().filter(|c| c.origin == Origin::Own) {
+        let validator = oracle::compile(&case.schema, &Env::default(), case.assert_formats).expect("own cases compile");
+        let plan = witness::Plan::new(&case.schema);
+        let mut rng = witness::rng(1, &case.id);
+        let valid = (0..100).filter(|_| validator.is_valid(&witness::draw(&plan, &mut rng, Pool::Valid))).count();
+        let missed = (0..100).filter(|_| !validator.is_valid(&witness::draw(&plan, &mut rng, Pool::NearMiss))).count();
+        assert!(valid >= 50, "{}: only {valid}% of valid draws are accepted", case.id);
+        assert!(missed >= 50, "{}: only {missed}% of near misses are rejected", case.id);
+    }
+}
