@@ -45,6 +45,33 @@ struct ArrayMode {
     miss_item: bool,
 }
 
+/// The near misses a shape allows, without allocating (a draw makes many of these).
+struct Kinds {
+    items: [Miss; 32],
+    len: usize,
+}
+
+impl Default for Kinds {
+    fn default() -> Self {
+        Self { items: [Miss::WrongType; 32], len: 0 }
+    }
+}
+
+impl Kinds {
+    fn push(&mut self, kind: Miss) {
+        if self.len < self.items.len() {
+            self.items[self.len] = kind;
+            self.len += 1;
+        }
+    }
+
+    fn extend<const N: usize>(&mut self, kinds: [Miss; N]) {
+        for kind in kinds {
+            self.push(kind);
+        }
+    }
+}
+
 /// The kinds of near miss, each tied to the constraint it breaks.
 #[derive(Clone, Copy, Debug)]
 enum Miss {
@@ -170,8 +197,25 @@ impl<'a> Drawer<'a> {
         if allowed == types::ALL && s.hinted != 0 && !self.one_in(5) {
             allowed = s.hinted;
         }
-        let bits: Vec<u8> = (0..7).map(|i| 1u8 << i).filter(|b| allowed & b != 0).collect();
-        bits[self.rng.random_range(0..bits.len())]
+        self.pick_bit(allowed)
+    }
+
+    /// One of the set bits of `bits` (the lowest seven), uniformly; `0` when none is set.
+    fn pick_bit(&mut self, bits: u8) -> u8 {
+        let bits = bits & types::ALL;
+        if bits == 0 {
+            return 0;
+        }
+        let mut k = self.rng.random_range(0..bits.count_ones());
+        let mut rest = bits;
+        loop {
+            let lowest = rest & rest.wrapping_neg();
+            if k == 0 {
+                return lowest;
+            }
+            k -= 1;
+            rest &= !lowest;
+        }
     }
 
     fn shape(&mut self, s: &Shape, depth: usize) -> Value {
@@ -358,7 +402,7 @@ impl<'a> Drawer<'a> {
     /// The keys of a valid object with the node of each value.
     fn object_keys(&mut self, s: &Shape, depth: usize) -> Vec<(String, Option<NodeId>)> {
         let soft = depth >= SOFT_DEPTH;
-        let mut keys: Vec<(String, Option<NodeId>)> = Vec::new();
+        let mut keys: Vec<(String, Option<NodeId>)> = Vec::with_capacity(s.required.len() + s.properties.len() + 1);
         let has = |keys: &[(String, Option<NodeId>)], name: &str| keys.iter().any(|(k, _)| k == name);
         for name in &s.required {
             let node = Self::declared(s, name).or(s.additional);
@@ -419,7 +463,7 @@ impl<'a> Drawer<'a> {
     fn object(&mut self, s: &Shape, depth: usize, miss_value: bool) -> Map<String, Value> {
         let keys = self.object_keys(s, depth);
         let miss_at = (miss_value && !keys.is_empty()).then(|| self.rng.random_range(0..keys.len()));
-        let mut map = Map::new();
+        let mut map = Map::with_capacity(keys.len());
         for (i, (key, node)) in keys.into_iter().enumerate() {
             let value = match (miss_at == Some(i), node) {
                 (true, Some(id)) => self.miss(id, depth + 1),
@@ -433,8 +477,8 @@ impl<'a> Drawer<'a> {
 
     // ---- near misses ------------------------------------------------------------------------
 
-    fn misses(&self, s: &Shape) -> Vec<Miss> {
-        let mut kinds = Vec::new();
+    fn misses(&self, s: &Shape) -> Kinds {
+        let mut kinds = Kinds::default();
         if s.types != types::ALL && s.types != 0 {
             kinds.push(Miss::WrongType);
         }
@@ -521,11 +565,11 @@ impl<'a> Drawer<'a> {
     #[allow(clippy::too_many_lines)]
     fn shape_miss(&mut self, s: &Shape, depth: usize) -> Value {
         let kinds = self.misses(s);
-        if kinds.is_empty() {
+        if kinds.len == 0 {
             return self.shape(s, depth);
         }
         let integral = s.types & types::FRACTION == 0;
-        match kinds[self.rng.random_range(0..kinds.len())] {
+        match kinds.items[self.rng.random_range(0..kinds.len)] {
             Miss::WrongType => self.wrong_type(s.types),
             Miss::OutsideEnum => {
                 let values = s.values.as_deref().unwrap_or_default();
@@ -654,9 +698,7 @@ impl<'a> Drawer<'a> {
 
     /// A value of a type outside `allowed`, close to what was expected where possible.
     fn wrong_type(&mut self, allowed: u8) -> Value {
-        let outside: Vec<u8> = (0..7).map(|i| 1u8 << i).filter(|b| allowed & b == 0).collect();
-        let Some(&bit) = outside.get(self.rng.random_range(0..outside.len().max(1))) else { return Value::Null };
-        match bit {
+        match self.pick_bit(!allowed) {
             types::NULL => Value::Null,
             types::BOOLEAN => Value::Bool(self.rng.random()),
             types::INTEGER => Value::from(self.rng.random_range(0i64..=9)),

@@ -159,8 +159,9 @@ impl Pool {
         }
     }
 
-    /// Even draws aim valid, odd ones near.
-    fn of(index: usize) -> Self {
+    /// The pool of the `index`-th draw of a trial: even draws aim valid, odd ones near.
+    #[must_use]
+    pub fn of(index: usize) -> Self {
         if index.is_multiple_of(2) { Self::Valid } else { Self::NearMiss }
     }
 }
@@ -207,6 +208,18 @@ pub fn rng(seed: u64, stream: &str) -> TestRng {
         chunk.copy_from_slice(&splitmix64(&mut state).to_le_bytes());
     }
     TestRng::from_seed(RngAlgorithm::XorShift, &bytes)
+}
+
+/// The RNG of a case's source-side draws (shared by every translator).
+#[must_use]
+pub fn source_stream(seed: u64) -> TestRng {
+    rng(seed, "source")
+}
+
+/// The RNG of a trial's projection-side draws.
+#[must_use]
+pub fn projection_stream(seed: u64, translator: &str) -> TestRng {
+    rng(seed, &format!("projection:{translator}"))
 }
 
 /// The default seed of a case: its id, hashed (FNV-1a, stable across Rust versions).
@@ -319,7 +332,7 @@ pub fn search(settings: &Settings, sides: &Sides<'_>, wanted: &BTreeSet<Directio
 
     if missing(&found) {
         let plan = Plan::new(sides.projection_schema);
-        let mut rng = rng(seed, &format!("projection:{}", sides.translator));
+        let mut rng = projection_stream(seed, sides.translator);
         for i in 0..settings.draws {
             if !missing(&found) {
                 break;
@@ -361,7 +374,7 @@ fn reproduce(settings: &Settings, sides: &Sides<'_>, seed: u64) -> String {
 fn source_draws(settings: &Settings, sides: &Sides<'_>, seed: u64) -> Arc<SourceDraws> {
     let make = || {
         let plan = Plan::new(sides.source_schema);
-        let mut rng = rng(seed, "source");
+        let mut rng = source_stream(seed);
         let draws = (0..settings.draws)
             .map(|i| {
                 let instance = draw(&plan, &mut rng, Pool::of(i));
