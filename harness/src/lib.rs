@@ -33,5 +33,5 @@ pub mod report;
 pub mod retrieve;
 pub mod table;
 pub mod trials;
-pub mod yaml;
 pub mod witness;
+pub mod yaml;

@@ -281,15 +281,22 @@ fn the_generator_is_a_proptest_strategy_that_shrinks() {
 
 #[test]
 fn near_misses_are_mostly_rejected_and_valid_draws_mostly_accepted() {
-    // The generator aims, on the own corpus; the validator keeps it honest either way.
+    // The generator aims, on the own corpus; the validator keeps it honest either way. Every case
+    // gets some accepted draws and some rejected near misses, and on average most land as aimed.
     let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let (mut valid_total, mut missed_total, mut cases) = (0, 0, 0);
     for case in loaded.cases.iter().filter(|c| c.origin == Origin::Own) {
         let validator = oracle::compile(&case.schema, &Env::default(), case.assert_formats).expect("own cases compile");
         let plan = witness::Plan::new(&case.schema);
         let mut rng = witness::rng(1, &case.id);
         let valid = (0..100).filter(|_| validator.is_valid(&witness::draw(&plan, &mut rng, Pool::Valid))).count();
         let missed = (0..100).filter(|_| !validator.is_valid(&witness::draw(&plan, &mut rng, Pool::NearMiss))).count();
-        assert!(valid >= 50, "{}: only {valid}% of valid draws are accepted", case.id);
-        assert!(missed >= 50, "{}: only {missed}% of near misses are rejected", case.id);
+        assert!(valid > 0, "{}: no valid draw is accepted", case.id);
+        assert!(missed > 0, "{}: no near miss is rejected", case.id);
+        valid_total += valid;
+        missed_total += missed;
+        cases += 1;
     }
+    assert!(valid_total >= 85 * cases, "mean valid yield {}% is below 85%", valid_total / cases.max(1));
+    assert!(missed_total >= 85 * cases, "mean near-miss yield {}% is below 85%", missed_total / cases.max(1));
 }

@@ -13,8 +13,7 @@
 //! keys, the fewest items), and past [`HARD_DEPTH`] a draw is `null`, which the validator rejects
 //! if it must.
 
-use proptest::prelude::RngExt;
-use proptest::test_runner::TestRng;
+use super::dice::Dice;
 use serde_json::{Map, Value};
 
 use super::plan::{Bound, Node, NodeId, Plan, Shape, types};
@@ -25,6 +24,8 @@ const SOFT_DEPTH: usize = 4;
 /// Past this depth a draw is `null`.
 const HARD_DEPTH: usize = 24;
 /// No drawn array or string grows beyond this (a `minLength: 100000` is met, not exceeded much).
+/// A `maxLength` or `maxItems` above it is not probed at its bound: the draw would be large and
+/// a witness of its loss would need more than this many characters anyway.
 const MAX_LEN: u64 = 4096;
 /// The window drawn in when a number has a bound on one side only, or none.
 const WINDOW: f64 = 100.0;
@@ -34,7 +35,7 @@ const EXACT: f64 = 9.0e15;
 /// Draws instances from one plan with one random source.
 pub(crate) struct Drawer<'a> {
     plan: &'a Plan,
-    rng: &'a mut TestRng,
+    rng: &'a mut Dice,
 }
 
 /// What an array draw is forced to do.
@@ -101,7 +102,7 @@ enum Miss {
 }
 
 impl<'a> Drawer<'a> {
-    pub(crate) fn new(plan: &'a Plan, rng: &'a mut TestRng) -> Self {
+    pub(crate) fn new(plan: &'a Plan, rng: &'a mut Dice) -> Self {
         Self { plan, rng }
     }
 
@@ -227,6 +228,8 @@ impl<'a> Drawer<'a> {
         match self.pick_type(s) {
             types::NULL => Value::Null,
             types::BOOLEAN => Value::Bool(self.rng.random()),
+            // A `number` whose bounds admit no integer (`0 < x < 1`) is drawn as a fraction.
+            types::INTEGER if s.types & types::FRACTION != 0 && !Self::admits_integer(s) => self.fraction(s),
             types::INTEGER => self.integer(s),
             types::FRACTION => self.fraction(s),
             types::STRING => Value::String(self.string(s)),
@@ -248,6 +251,11 @@ impl<'a> Drawer<'a> {
             (None, None) => (-10.0, WINDOW),
         };
         (lo.clamp(-EXACT, EXACT), hi.clamp(-EXACT, EXACT))
+    }
+
+    fn admits_integer(s: &Shape) -> bool {
+        let (lo, hi) = Self::range(s, true);
+        lo <= hi
     }
 
     fn integer(&mut self, s: &Shape) -> Value {
@@ -311,7 +319,10 @@ impl<'a> Drawer<'a> {
         let min = s.min_length.min(MAX_LEN);
         let max = s.max_length.unwrap_or(min + 8).min(min + 8).max(min);
         let len = if self.one_in(3) {
-            if self.rng.random() { min } else { s.max_length.unwrap_or(min).clamp(min, MAX_LEN) }
+            match s.max_length {
+                Some(bound) if bound <= MAX_LEN && self.rng.random() => bound.max(min),
+                _ => min,
+            }
         } else {
             self.rng.random_range(min..=max)
         };
@@ -404,13 +415,15 @@ impl<'a> Drawer<'a> {
         let soft = depth >= SOFT_DEPTH;
         let mut keys: Vec<(String, Option<NodeId>)> = Vec::with_capacity(s.required.len() + s.properties.len() + 1);
         let has = |keys: &[(String, Option<NodeId>)], name: &str| keys.iter().any(|(k, _)| k == name);
-        for name in &s.required {
-            let node = Self::declared(s, name).or(s.additional);
-            keys.push((name.clone(), node));
+        for (name, node) in s.required.iter().zip(&s.required_nodes) {
+            keys.push((name.clone(), *node));
         }
-        for (name, id) in &s.properties {
-            if !soft && !has(&keys, name) && !self.is_never(Some(*id)) && self.rng.random() {
-                keys.push((name.clone(), Some(*id)));
+        if !soft {
+            for &i in &s.optional {
+                if self.rng.random() {
+                    let (name, id) = &s.properties[i];
+                    keys.push((name.clone(), Some(*id)));
+                }
             }
         }
         if !soft && !s.pattern_properties.is_empty() && self.one_in(4) {
@@ -472,6 +485,17 @@ impl<'a> Drawer<'a> {
             };
             map.insert(key, value);
         }
+        // A present trigger brings its dependent schema's keys along (what it says about keys
+        // already drawn is left to the validator).
+        for (trigger, id) in &s.dependent_schemas {
+            if map.contains_key(trigger)
+                && let Value::Object(extra) = self.valid(*id, depth)
+            {
+                for (key, value) in extra {
+                    map.entry(key).or_insert(value);
+                }
+            }
+        }
         map
     }
 
@@ -506,7 +530,7 @@ impl<'a> Drawer<'a> {
             if s.min_length > 0 {
                 kinds.push(Miss::TooShort);
             }
-            if s.max_length.is_some() {
+            if s.max_length.is_some_and(|m| m < MAX_LEN) {
                 kinds.push(Miss::TooLong);
             }
             if s.pattern.is_some() {
@@ -703,7 +727,7 @@ impl<'a> Drawer<'a> {
             types::BOOLEAN => Value::Bool(self.rng.random()),
             types::INTEGER => Value::from(self.rng.random_range(0i64..=9)),
             types::FRACTION => Value::from(0.5 + f64::from(self.rng.random_range(0i32..=9))),
-            types::STRING => Value::String(if self.one_in(2) { self.rng.random_range(0..=9).to_string() } else { self.word() }),
+            types::STRING => Value::String(if self.one_in(2) { self.rng.random_range(0u32..=9).to_string() } else { self.word() }),
             types::ARRAY => Value::Array(Vec::new()),
             _ => Value::Object(Map::new()),
         }

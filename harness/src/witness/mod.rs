@@ -30,6 +30,7 @@
 //! **Shortcut.** A projection equal to its source, with the identity codec, is compiled into the
 //! same validator and can disagree on nothing: no draws are made for it.
 
+mod dice;
 mod draw;
 mod plan;
 mod refs;
@@ -168,7 +169,8 @@ impl Pool {
 
 /// Draw one instance from `plan`.
 pub fn draw(plan: &Plan, rng: &mut TestRng, pool: Pool) -> Value {
-    let mut drawer = draw::Drawer::new(plan, rng);
+    let mut dice = dice::Dice::from_rng(rng);
+    let mut drawer = draw::Drawer::new(plan, &mut dice);
     match pool {
         Pool::Valid => drawer.valid_root(),
         Pool::NearMiss => drawer.miss_root(),
@@ -338,14 +340,23 @@ pub fn search(settings: &Settings, sides: &Sides<'_>, wanted: &BTreeSet<Directio
                 break;
             }
             candidates += 1;
-            let y = draw(&plan, &mut rng, Pool::of(i));
-            let origin = || format!("projection {} #{i}", Pool::of(i).name());
+            // What the projection accepts can only widen, what it rejects only narrow: with one
+            // direction left to find, every draw aims at it.
+            let pool = match (wants(&found, Direction::Widening), wants(&found, Direction::Narrowing)) {
+                (true, false) => Pool::Valid,
+                (false, true) => Pool::NearMiss,
+                _ => Pool::of(i),
+            };
+            let y = draw(&plan, &mut rng, pool);
+            let origin = || format!("projection {} #{i}", pool.name());
             let projection_accepts = sides.projection.is_valid(&y);
-            if projection_accepts && wants(&found, Direction::Widening) && judge.widening(&y) {
+            if projection_accepts && wants(&found, Direction::Widening) && !sides.source.is_valid(&judge.decode(&y)) {
                 found.push((Direction::Widening, y, origin()));
             } else if !projection_accepts && wants(&found, Direction::Narrowing) {
                 let x = judge.decode(&y);
-                if judge.narrowing(&x, None) {
+                // Through the identity codec the projection's verdict on encode(x) = y is known.
+                let narrowing = if sides.codec.is_identity() { sides.source.is_valid(&x) } else { judge.narrowing(&x, None) };
+                if narrowing {
                     found.push((Direction::Narrowing, x.into_owned(), origin()));
                 }
             }

@@ -10,10 +10,9 @@
 //! a recursive `$ref` becomes a cycle in the plan, which draws stop by depth.
 //!
 //! The plan may be wrong in places: a `not` is ignored for valid draws, a `oneOf` branch may also
-//! satisfy another, `dependentSchemas` is ignored, `unevaluated*` is read as applying to what no
-//! conjunct declares, `$dynamicRef` is followed like `$ref`, and another document's `$ref` is
-//! `Any`. That costs yield, never
-//! soundness: the validator judges every draw.
+//! satisfy another, `dependentSchemas` only adds its keys after the fact, `unevaluated*` is read as
+//! applying to what no conjunct declares, `$dynamicRef` is followed like `$ref`, and another
+//! document's `$ref` is `Any`. That costs yield, never soundness: the validator judges every draw.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -112,9 +111,15 @@ pub(crate) struct Shape {
     pub additional: Option<NodeId>,
     pub property_names: Option<NodeId>,
     pub required: Vec<String>,
+    /// The node of each required key's value (declared, else `additional`), beside `required`.
+    pub required_nodes: Vec<Option<NodeId>>,
+    /// Indices into `properties` of the optional keys that may appear (not `false`).
+    pub optional: Vec<usize>,
     pub min_properties: u64,
     pub max_properties: Option<u64>,
     pub dependent_required: Vec<(String, Vec<String>)>,
+    /// `dependentSchemas`: when the key is present, the object also meets the node.
+    pub dependent_schemas: Vec<(String, NodeId)>,
     /// `not` subschemas: a draw from one is a near miss here.
     pub nots: Vec<NodeId>,
 }
@@ -376,6 +381,7 @@ impl<'a> Compiler<'a> {
             s.pattern = Some(Arc::new(Pattern::new(first)));
         }
         if !children {
+            self.index_keys(&mut s);
             return s;
         }
         let empty = BTreeSet::new();
@@ -444,12 +450,28 @@ impl<'a> Compiler<'a> {
         }
 
         for (_, m) in &maps {
+            for (key, schema) in m.get("dependentSchemas").and_then(Value::as_object).into_iter().flatten() {
+                let id = self.node(&[schema], &empty);
+                s.dependent_schemas.push((key.clone(), id));
+            }
+        }
+        for (_, m) in &maps {
             if let Some(schema) = m.get("not") {
                 let id = self.node(&[schema], &empty);
                 s.nots.push(id);
             }
         }
+        self.index_keys(&mut s);
         s
+    }
+
+    /// Resolve once what every object draw would otherwise look up by name.
+    fn index_keys(&self, s: &mut Shape) {
+        let declared = |name: &str| s.properties.iter().find(|(n, _)| n == name).map(|(_, id)| *id);
+        s.required_nodes = s.required.iter().map(|name| declared(name).or(s.additional)).collect();
+        s.optional = (0..s.properties.len())
+            .filter(|&i| !s.required.contains(&s.properties[i].0) && !matches!(self.nodes.get(s.properties[i].1), Some(Node::Never)))
+            .collect();
     }
 }
 

@@ -12,52 +12,64 @@
 //! character that does not match. Every draw is judged by the real validator, so such a draw is a
 //! wasted candidate, never a false witness.
 
-use proptest::prelude::RngExt;
-use proptest::test_runner::TestRng;
+use super::dice::Dice;
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
-/// Longest string a pattern draw grows to (repetitions beyond it stop early).
-const MAX_PATTERN_CHARS: usize = 256;
+/// Longest string (in bytes) a pattern draw grows to; repetitions beyond it stop early.
+const MAX_PATTERN_BYTES: usize = 1024;
 
 /// A `pattern` prepared for drawing.
 #[derive(Debug, Clone)]
 pub(crate) struct Pattern {
-    hir: Option<Hir>,
+    /// `None` when `regex-syntax` cannot parse the pattern: draws are ordinary strings then.
+    re: Option<Re>,
     /// Unanchored at the start: the pattern is searched for, so text may precede a match.
     open_start: bool,
     open_end: bool,
 }
 
+/// A parsed pattern reduced to what drawing needs, classes already narrowed to the characters
+/// drawn from (so a draw does no set arithmetic).
+#[derive(Debug, Clone)]
+enum Re {
+    Empty,
+    Literal(String),
+    Class { ranges: Vec<(u32, u32)>, total: u64 },
+    Repeat { min: u32, extra: u32, sub: Box<Re> },
+    Concat(Vec<Re>),
+    Alternation(Vec<Re>),
+}
+
 impl Pattern {
     pub(crate) fn new(source: &str) -> Self {
         // ASCII classes first: they are what ECMA-262 means by `\d` and `\w`, and a Unicode `\W`
-        // is an interval set thousands of ranges long, slow to build for one draw in a hundred.
+        // is an interval set thousands of ranges long.
         let hir = regex_syntax::ParserBuilder::new()
             .unicode(false)
             .utf8(false)
             .build()
             .parse(source)
-            .or_else(|_| regex_syntax::ParserBuilder::new().build().parse(source))
-            .ok();
+            .ok()
+            .or_else(|| regex_syntax::ParserBuilder::new().build().parse(source).ok());
         let (open_start, open_end) = hir.as_ref().map_or((true, true), |h| {
             let props = h.properties();
             (!props.look_set_prefix().contains(Look::Start), !props.look_set_suffix().contains(Look::End))
         });
-        Self { hir, open_start, open_end }
+        Self { re: hir.as_ref().map(reduce), open_start, open_end }
     }
 
     /// A string the pattern matches (when the parse was faithful), sometimes with text around the
     /// match where the pattern is unanchored: a translator that anchors it is then caught narrowing.
-    pub(crate) fn draw(&self, rng: &mut TestRng) -> String {
+    pub(crate) fn draw(&self, rng: &mut Dice) -> String {
         let mut out = String::new();
-        let Some(hir) = &self.hir else {
+        let Some(re) = &self.re else {
             plain(rng, 0, 8, &mut out);
             return out;
         };
         if self.open_start && rng.random_ratio(1, 4) {
             plain(rng, 1, 3, &mut out);
         }
-        walk(hir, rng, &mut out);
+        walk(re, rng, &mut out);
         if self.open_end && rng.random_ratio(1, 4) {
             plain(rng, 1, 3, &mut out);
         }
@@ -65,44 +77,61 @@ impl Pattern {
     }
 }
 
-fn walk(hir: &Hir, rng: &mut TestRng, out: &mut String) {
+fn reduce(hir: &Hir) -> Re {
     match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Empty | HirKind::Look(_) => Re::Empty,
         // A byte-mode literal may be part of a UTF-8 sequence; a lossy decode keeps the string
         // valid (and the validator judges it).
-        HirKind::Literal(lit) => out.push_str(&String::from_utf8_lossy(&lit.0)),
-        HirKind::Class(Class::Unicode(class)) => {
-            let ranges: Vec<(u32, u32)> = class.ranges().iter().map(|r| (u32::from(r.start()), u32::from(r.end()))).collect();
-            if let Some(c) = pick_char(&ranges, rng) {
-                out.push(c);
-            }
-        }
-        HirKind::Class(Class::Bytes(class)) => {
-            let ranges: Vec<(u32, u32)> = class.ranges().iter().map(|r| (u32::from(r.start()), u32::from(r.end().min(0x7f)))).filter(|(a, b)| a <= b).collect();
-            if let Some(c) = pick_char(&ranges, rng) {
-                out.push(c);
-            }
-        }
+        HirKind::Literal(lit) => Re::Literal(String::from_utf8_lossy(&lit.0).into_owned()),
+        HirKind::Class(Class::Unicode(class)) => class_of(class.ranges().iter().map(|r| (u32::from(r.start()), u32::from(r.end())))),
+        HirKind::Class(Class::Bytes(class)) => class_of(class.ranges().iter().map(|r| (u32::from(r.start()), u32::from(r.end().min(0x7f)))).filter(|(a, b)| a <= b)),
         HirKind::Repetition(rep) => {
             let extra = match rep.max {
                 Some(max) => max.saturating_sub(rep.min).min(3),
                 None => 3,
             };
-            let count = rep.min.saturating_add(rng.random_range(0..=extra));
-            for _ in 0..count {
-                if out.chars().count() >= MAX_PATTERN_CHARS {
-                    break;
-                }
-                walk(&rep.sub, rng, out);
+            Re::Repeat { min: rep.min, extra, sub: Box::new(reduce(&rep.sub)) }
+        }
+        HirKind::Capture(capture) => reduce(&capture.sub),
+        HirKind::Concat(parts) => Re::Concat(parts.iter().map(reduce).collect()),
+        HirKind::Alternation(branches) => Re::Alternation(branches.iter().map(reduce).collect()),
+    }
+}
+
+/// A class's drawable characters: its printable ASCII members when it has any (`\d` and `\w` are
+/// ASCII in ECMA-262 but Unicode in `regex-syntax`), else all of them.
+fn class_of(ranges: impl Iterator<Item = (u32, u32)>) -> Re {
+    let all: Vec<(u32, u32)> = ranges.collect();
+    let ascii: Vec<(u32, u32)> = all.iter().filter(|(a, _)| *a <= 0x7e).map(|&(a, b)| (a.max(0x20), b.min(0x7e))).filter(|(a, b)| a <= b).collect();
+    let ranges = if ascii.is_empty() { all } else { ascii };
+    let total = ranges.iter().map(|(a, b)| u64::from(b - a) + 1).sum();
+    Re::Class { ranges, total }
+}
+
+fn walk(re: &Re, rng: &mut Dice, out: &mut String) {
+    match re {
+        Re::Empty => {}
+        Re::Literal(text) => out.push_str(text),
+        Re::Class { ranges, total } => {
+            if let Some(c) = pick_char(ranges, *total, rng) {
+                out.push(c);
             }
         }
-        HirKind::Capture(capture) => walk(&capture.sub, rng, out),
-        HirKind::Concat(parts) => {
+        Re::Repeat { min, extra, sub } => {
+            let count = min.saturating_add(rng.random_range(0..=*extra));
+            for _ in 0..count {
+                if out.len() >= MAX_PATTERN_BYTES {
+                    break;
+                }
+                walk(sub, rng, out);
+            }
+        }
+        Re::Concat(parts) => {
             for part in parts {
                 walk(part, rng, out);
             }
         }
-        HirKind::Alternation(branches) => {
+        Re::Alternation(branches) => {
             if !branches.is_empty() {
                 walk(&branches[rng.random_range(0..branches.len())], rng, out);
             }
@@ -110,17 +139,12 @@ fn walk(hir: &Hir, rng: &mut TestRng, out: &mut String) {
     }
 }
 
-/// A character from `ranges`, from its printable ASCII members when it has any: `\d` and `\w`
-/// are ASCII in ECMA-262 but Unicode in `regex-syntax`.
-fn pick_char(ranges: &[(u32, u32)], rng: &mut TestRng) -> Option<char> {
-    let ascii: Vec<(u32, u32)> = ranges.iter().filter(|(a, _)| *a <= 0x7e).map(|&(a, b)| (a.max(0x20), b.min(0x7e))).filter(|(a, b)| a <= b).collect();
-    let pool = if ascii.is_empty() { ranges } else { &ascii[..] };
-    let total: u64 = pool.iter().map(|(a, b)| u64::from(b - a) + 1).sum();
+fn pick_char(ranges: &[(u32, u32)], total: u64, rng: &mut Dice) -> Option<char> {
     if total == 0 {
         return None;
     }
     let mut k = rng.random_range(0..total);
-    for &(a, b) in pool {
+    for &(a, b) in ranges {
         let width = u64::from(b - a) + 1;
         if k < width {
             // Surrogates are not chars; fall back to the range start.
@@ -137,19 +161,27 @@ fn pick_char(ranges: &[(u32, u32)], rng: &mut TestRng) -> Option<char> {
 const ALPHABET: &[char] = &['a', 'b', 'c', 'x', 'y', 'z', 'A', 'Q', '0', '1', '7', '9', '-', '_', ' ', '.', 'é', 'ß', '日', '😀'];
 
 /// Append `min..=max` characters from [`ALPHABET`].
-pub(crate) fn plain(rng: &mut TestRng, min: usize, max: usize, out: &mut String) {
+pub(crate) fn plain(rng: &mut Dice, min: usize, max: usize, out: &mut String) {
     let n = rng.random_range(min..=max.max(min));
     out.reserve(n);
-    for _ in 0..n {
+    // A long string is a short random head and one character repeated: its length is what the
+    // schema constrains, and drawing thousands of characters one by one would cost more than
+    // validating them.
+    let head = n.min(16);
+    for _ in 0..head {
         // Mostly the first twelve (ASCII letters and digits).
-        let i = if rng.random_ratio(4, 5) { rng.random_range(0..12) } else { rng.random_range(0..ALPHABET.len()) };
+        let i = if rng.random_ratio(4, 5) { rng.random_range(0usize..12) } else { rng.random_range(0..ALPHABET.len()) };
         out.push(ALPHABET[i]);
+    }
+    if n > head {
+        let fill = ALPHABET[rng.random_range(0usize..12)];
+        out.extend(std::iter::repeat_n(fill, n - head));
     }
 }
 
 /// One edit to a string: a character dropped, inserted or replaced. The result usually fails
 /// the `pattern` or `format` the original matched: a near miss.
-pub(crate) fn perturb(s: &str, rng: &mut TestRng) -> String {
+pub(crate) fn perturb(s: &str, rng: &mut Dice) -> String {
     let mut chars: Vec<char> = s.chars().collect();
     const INSERTS: &[char] = &['x', '0', ' ', '-', '!', 'Z', '/', ':'];
     let insert = INSERTS[rng.random_range(0..INSERTS.len())];
@@ -169,14 +201,14 @@ pub(crate) fn perturb(s: &str, rng: &mut TestRng) -> String {
 
 /// A string valid for `format` (the formats jsonschema asserts), or `None` for a format it does
 /// not know (then any string is valid and the caller draws an ordinary one).
-pub(crate) fn format(name: &str, rng: &mut TestRng) -> Option<String> {
+pub(crate) fn format(name: &str, rng: &mut Dice) -> Option<String> {
     let mut word = String::new();
     for _ in 0..rng.random_range(1..=6) {
         word.push(char::from(b'a' + rng.random_range(0..26u8)));
     }
-    let d = |rng: &mut TestRng, lo: u32, hi: u32| rng.random_range(lo..=hi);
-    let date = |rng: &mut TestRng| format!("{:04}-{:02}-{:02}", d(rng, 1970, 2099), d(rng, 1, 12), d(rng, 1, 28));
-    let time = |rng: &mut TestRng| format!("{:02}:{:02}:{:02}Z", d(rng, 0, 23), d(rng, 0, 59), d(rng, 0, 59));
+    let d = |rng: &mut Dice, lo: u32, hi: u32| rng.random_range(lo..=hi);
+    let date = |rng: &mut Dice| format!("{:04}-{:02}-{:02}", d(rng, 1970, 2099), d(rng, 1, 12), d(rng, 1, 28));
+    let time = |rng: &mut Dice| format!("{:02}:{:02}:{:02}Z", d(rng, 0, 23), d(rng, 0, 59), d(rng, 0, 59));
     Some(match name {
         "date-time" => format!("{}T{}", date(rng), time(rng)),
         "date" => date(rng),
@@ -210,10 +242,8 @@ pub(crate) fn format(name: &str, rng: &mut TestRng) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::test_runner::RngAlgorithm;
-
-    fn rng() -> TestRng {
-        TestRng::deterministic_rng(RngAlgorithm::XorShift)
+    fn rng() -> Dice {
+        Dice::new(1)
     }
 
     #[test]

@@ -1,0 +1,418 @@
+//! Robustness fuzzing of the built-in translators: generated schemas, keyword-rich and hostile
+//! (nested combinators, `$ref` cycles, boolean subschemas, unknown keys, very long strings,
+//! nesting past `walk::MAX_DEPTH`), fed to every translator of `builtin::all()`.
+//!
+//! A translator may refuse anything. It may not panic, hang (each translation runs in its own
+//! thread and is given [`TIMEOUT`]), answer differently twice, or, for a source that is a valid
+//! draft 2020-12 schema, project something that breaks its table's `grammar` or is not itself a
+//! valid draft 2020-12 schema once lifted from its dialect.
+//!
+//! ```sh
+//! cargo test --test fuzz                                        # 200 schemas (part of `cargo test`)
+//! cargo test --release --test fuzz -- --ignored                 # 10,000 schemas
+//! SCHEMA_FIDELITY_FUZZ_SCHEMAS=50000 cargo test --release --test fuzz -- --ignored
+//! SCHEMA_FIDELITY_SEED=0x1234 cargo test --test fuzz            # another seed
+//! ```
+//!
+//! A failure names the translator, what went wrong and the schema (shrunk by proptest, except for
+//! a hang, which is reported as drawn), with the seed that reproduces it.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use proptest::collection::{btree_map, vec};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+use schema_fidelity::oracle::{self, Env};
+use schema_fidelity::project::Project;
+use schema_fidelity::table;
+use schema_fidelity::trials;
+use schema_fidelity::witness::{self, Settings};
+use schema_fidelity::dialect;
+use schema_fidelity_translators::{Dialect, Outcome, Translator, builtin};
+use serde_json::{Map, Value, json};
+
+/// Schemas per run of the default test.
+const DEFAULT_SCHEMAS: u32 = 200;
+/// Schemas per run of the ignored, long test.
+const LONG_SCHEMAS: u32 = 10_000;
+/// Environment variable overriding either count.
+const COUNT_ENV: &str = "SCHEMA_FIDELITY_FUZZ_SCHEMAS";
+/// One translation (twice, for determinism) may take this long; a real one takes microseconds.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+// ---- the schemas --------------------------------------------------------------------------------
+
+fn type_name() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["null", "boolean", "integer", "number", "string", "array", "object"])
+}
+
+fn scalar() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        (-1000i64..1000).prop_map(Value::from),
+        (-1.0e6f64..1.0e6).prop_map(Value::from),
+        "[a-z]{0,6}".prop_map(Value::from),
+        Just(json!({"nested": [1, {"pattern": "not a keyword"}]})),
+    ]
+}
+
+fn property_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => prop::sample::select(vec!["a", "b", "c", "id", "name", "items"]).prop_map(str::to_owned),
+        1 => prop::sample::select(vec!["type", "properties", "$ref", "", "a/b", "~0x", "日本", "required"]).prop_map(str::to_owned),
+        1 => (200usize..2000).prop_map(|n| "k".repeat(n)),
+    ]
+}
+
+fn pattern() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "^[a-z]+$",
+        "\\d{3}-\\d{4}",
+        "^(foo|bar)*$",
+        "^\\p{L}+$",
+        "a{2,}",
+        "(?<year>\\d{4})",
+        "^$",
+        ".*",
+        "[",
+        "(?=look)ahead",
+        "\\cJ",
+        "^\\S+@\\S+$",
+    ])
+    .prop_map(str::to_owned)
+}
+
+fn long_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[ -~]{0,40}",
+        1 => (1000usize..100_000).prop_map(|n| "x".repeat(n)),
+    ]
+}
+
+/// A schema object from its entries, moving the values (`json!` would copy each one through the
+/// serializer, quadratic for the deep schemas below).
+fn obj<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+/// Schemas without children.
+fn leaf() -> BoxedStrategy<Value> {
+    let bound = prop_oneof![(-100i64..100).prop_map(Value::from), (-100.0f64..100.0).prop_map(Value::from), Just(json!(1e300))];
+    let count = 0u64..12;
+    prop_oneof![
+        Just(json!(true)),
+        Just(json!(false)),
+        Just(json!({})),
+        type_name().prop_map(|t| json!({"type": t})),
+        vec(type_name(), 1..4).prop_map(|t| json!({"type": t})),
+        (prop::sample::select(vec!["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]), bound).prop_map(|(k, v)| obj([(k, v)])),
+        prop_oneof![(1i64..50).prop_map(Value::from), Just(json!(0.01)), Just(json!(1e-8))].prop_map(|m| obj([("type", json!("number")), ("multipleOf", m)])),
+        (prop::sample::select(vec!["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains"]), count)
+            .prop_map(|(k, n)| obj([(k, Value::from(n))])),
+        pattern().prop_map(|p| json!({"type": "string", "pattern": p})),
+        prop::sample::select(vec!["date-time", "email", "uri", "uuid", "ipv4", "hostname", "no-such-format"]).prop_map(|f| json!({"type": "string", "format": f})),
+        vec(scalar(), 0..5).prop_map(|v| obj([("enum", Value::Array(v))])),
+        scalar().prop_map(|v| obj([("const", v)])),
+        Just(json!({"type": "array", "uniqueItems": true})),
+        vec(property_name(), 0..4).prop_map(|r| json!({"required": r})),
+        Just(json!({"dependentRequired": {"a": ["b"], "b": []}})),
+        prop::sample::select(vec!["#", "#/$defs/a", "#/$defs/missing", "#node", "other.json#/x", "#/properties/a"]).prop_map(|r| json!({"$ref": r})),
+        Just(json!({"$dynamicRef": "#node", "$dynamicAnchor": "node"})),
+        Just(json!({"$anchor": "node", "type": "object"})),
+        (prop::sample::select(vec!["nullable", "x-extension", "example", "discriminator", "definitions", "propertyOrdering", "unknownKeyword"]), scalar()).prop_map(|(k, v)| obj([(k, v)])),
+        (prop::sample::select(vec!["description", "title", "$comment"]), long_text()).prop_map(|(k, s)| obj([(k, Value::from(s))])),
+        (scalar(), vec(scalar(), 0..3)).prop_map(|(d, e)| obj([("default", d), ("examples", Value::Array(e)), ("deprecated", json!(true)), ("readOnly", json!(true))])),
+        Just(json!({"contentEncoding": "base64", "contentMediaType": "application/json", "contentSchema": {"type": "object"}})),
+        Just(json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": true}})),
+    ]
+    .boxed()
+}
+
+/// Two schema objects as one (keys of the second win); a boolean stays as it is.
+fn merge(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Object(mut x), Value::Object(y)) => {
+            x.extend(y);
+            Value::Object(x)
+        }
+        (a, _) => a,
+    }
+}
+
+fn schema() -> BoxedStrategy<Value> {
+    leaf()
+        .prop_recursive(6, 64, 6, |inner| {
+            let named = btree_map(property_name(), inner.clone(), 0..5);
+            prop_oneof![
+                (named, vec(property_name(), 0..3), prop::option::of(inner.clone())).prop_map(|(properties, required, additional)| {
+                    let mut m = Map::new();
+                    m.insert("type".into(), json!("object"));
+                    m.insert("properties".into(), Value::Object(properties.into_iter().collect()));
+                    m.insert("required".into(), json!(required));
+                    if let Some(a) = additional {
+                        m.insert("additionalProperties".into(), a);
+                    }
+                    Value::Object(m)
+                }),
+                inner.clone().prop_map(|s| obj([("type", json!("array")), ("items", s)])),
+                (vec(inner.clone(), 1..4), prop::option::of(inner.clone())).prop_map(|(p, items)| {
+                    let mut m = obj([("type", json!("array")), ("prefixItems", Value::Array(p))]);
+                    if let Some(items) = items {
+                        m["items"] = items;
+                    }
+                    m
+                }),
+                (inner.clone(), 0u64..3).prop_map(|(s, n)| obj([("contains", s), ("minContains", Value::from(n))])),
+                (prop::sample::select(vec!["allOf", "anyOf", "oneOf"]), vec(inner.clone(), 1..4)).prop_map(|(k, v)| obj([(k, Value::Array(v))])),
+                inner.clone().prop_map(|s| obj([("not", s)])),
+                (inner.clone(), inner.clone(), inner.clone()).prop_map(|(i, t, e)| obj([("if", i), ("then", t), ("else", e)])),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| obj([("$defs", obj([("a", a), ("b", b)])), ("$ref", json!("#/$defs/a"))])),
+                btree_map(pattern(), inner.clone(), 1..3).prop_map(|p| obj([("patternProperties", Value::Object(p.into_iter().collect()))])),
+                inner.clone().prop_map(|s| obj([("propertyNames", s)])),
+                (prop::sample::select(vec!["unevaluatedProperties", "unevaluatedItems", "additionalProperties", "items", "contentSchema"]), inner.clone())
+                    .prop_map(|(k, s)| obj([(k, s)])),
+                inner.clone().prop_map(|s| obj([("dependentSchemas", obj([("a", s)]))])),
+                inner.clone().prop_map(|s| obj([("definitions", obj([("legacy", s)])), ("$ref", json!("#/definitions/legacy"))])),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| merge(a, b)),
+            ]
+        })
+        .boxed()
+}
+
+/// `$ref` cycles: through an applicator (legal recursion) and without one (a pure loop).
+fn cycles() -> BoxedStrategy<Value> {
+    prop_oneof![
+        Just(json!({"type": "object", "properties": {"next": {"$ref": "#"}, "value": {"type": "integer"}}})),
+        Just(json!({"$defs": {"a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}}, "b": {"type": "array", "items": {"$ref": "#/$defs/a"}}}, "$ref": "#/$defs/a"})),
+        Just(json!({"type": "object", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "properties": {"x": {"$ref": "#/$defs/a"}}})),
+        Just(json!({"type": "object", "properties": {"self": {"$ref": "#/properties/self"}}})),
+        Just(json!({"$dynamicAnchor": "node", "type": "object", "properties": {"kids": {"type": "array", "items": {"$dynamicRef": "#node"}}}})),
+        Just(json!({"type": "object", "allOf": [{"$ref": "#"}]})),
+    ]
+    .boxed()
+}
+
+/// A schema nested `depth` levels through `properties` or `items`, some past `walk::MAX_DEPTH`.
+fn deep() -> BoxedStrategy<Value> {
+    (1usize..300, any::<bool>())
+        .prop_map(|(depth, via_items)| {
+            let mut s = json!({"type": "string"});
+            for _ in 0..depth {
+                s = if via_items {
+                    obj([("type", json!("array")), ("items", s)])
+                } else {
+                    obj([("type", json!("object")), ("properties", obj([("a", s)])), ("required", json!(["a"]))])
+                };
+            }
+            s
+        })
+        .boxed()
+}
+
+/// What the fuzzer feeds: mostly object roots (tool schemas), sometimes anything.
+fn source() -> BoxedStrategy<Value> {
+    prop_oneof![
+        6 => (schema(), btree_map(property_name(), schema(), 0..4))
+            .prop_map(|(extra, properties)| merge(obj([("type", json!("object")), ("properties", Value::Object(properties.into_iter().collect()))]), extra)),
+        2 => schema(),
+        1 => cycles(),
+        1 => deep(),
+    ]
+    .boxed()
+}
+
+// ---- the checks ---------------------------------------------------------------------------------
+
+struct Subject {
+    translator: Arc<dyn Translator>,
+    grammar: Option<(String, jsonschema::Validator)>,
+}
+
+fn subjects() -> Vec<Subject> {
+    let project = Project::at(trials::workspace_root());
+    let dir = project.dispositions_dir();
+    builtin::all()
+        .into_iter()
+        .map(|t| {
+            let path = dir.join(format!("{}.yaml", t.name()));
+            let grammar = table::load(&path, project.relative(&path), &dir).ok().and_then(|table| table.grammar).map(|(file, grammar)| {
+                let validator = jsonschema::draft202012::options().build(&grammar).unwrap_or_else(|e| panic!("grammar {} compiles: {e}", file.display()));
+                (file.display().to_string(), validator)
+            });
+            Subject { translator: Arc::from(t), grammar }
+        })
+        .collect()
+}
+
+/// A translation that finished, or why it did not.
+enum Run {
+    Done(Outcome, Outcome),
+    Panicked(String),
+    TimedOut,
+}
+
+fn translate_twice(translator: &Arc<dyn Translator>, schema: &Value) -> Run {
+    let (tx, rx) = mpsc::channel();
+    let (translator, input) = (translator.clone(), schema.clone());
+    let spawned = std::thread::Builder::new().name("fuzz-translate".into()).spawn(move || {
+        let first = translator.translate(&input);
+        let second = translator.translate(&input);
+        // The receiver may be gone after a timeout; nothing to do then.
+        let _ = tx.send((first, second));
+    });
+    let Ok(handle) = spawned else { return Run::Panicked("could not spawn a thread".into()) };
+    match rx.recv_timeout(TIMEOUT) {
+        Ok((first, second)) => {
+            let _ = handle.join();
+            Run::Done(first, second)
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            let message = match handle.join() {
+                Err(panic) => panic.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default(),
+                Ok(()) => "the thread ended without an answer".into(),
+            };
+            Run::Panicked(message)
+        }
+        // The thread is left running: a hung translator cannot be stopped from outside.
+        Err(mpsc::RecvTimeoutError::Timeout) => Run::TimedOut,
+    }
+}
+
+/// What is wrong with `translator`'s handling of `schema`, if anything. `valid_source` says
+/// whether `schema` is a valid draft 2020-12 schema (compiled once by the caller).
+fn problem(subject: &Subject, schema: &Value, valid_source: bool, env: &Env) -> Option<String> {
+    let name = subject.translator.name();
+    let (first, second) = match translate_twice(&subject.translator, schema) {
+        Run::Done(a, b) => (a, b),
+        Run::Panicked(message) => return Some(format!("`{name}` panicked: {message}")),
+        Run::TimedOut => return Some(format!("`{name}` did not answer within {TIMEOUT:?}")),
+    };
+    if first != second {
+        return Some(format!("`{name}` is not deterministic: two translations of the same schema differ"));
+    }
+    let Outcome::Projected(projection) = first else { return None };
+    // The contract covers valid sources; for an invalid one only the absence of crashes counts.
+    if !valid_source {
+        return None;
+    }
+    if let Some((file, grammar)) = &subject.grammar {
+        let errors: Vec<String> = grammar.iter_errors(&projection.schema).take(3).map(|e| format!("at `{}`: {e}", e.instance_path())).collect();
+        if !errors.is_empty() {
+            return Some(format!("`{name}`'s projection breaks its grammar {file}: {}\nprojection: {}", errors.join("; "), clip(&projection.schema)));
+        }
+    }
+    let lifted = match projection.dialect {
+        Dialect::JsonSchema => projection.schema.clone(),
+        other => match dialect::lift(other, &projection.schema) {
+            Ok(v) => v,
+            Err(e) => return Some(format!("`{name}`'s projection cannot be lifted from `{}`: {e}\nprojection: {}", other.name(), clip(&projection.schema))),
+        },
+    };
+    if let Err(e) = oracle::compile(&lifted, env, false) {
+        return Some(format!("`{name}`'s projection of a valid source {e}\nprojection: {}", clip(&lifted)));
+    }
+    None
+}
+
+fn clip(v: &Value) -> String {
+    let mut s = v.to_string();
+    if s.len() > 4000 {
+        let cut = (0..=4000).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
+        s.truncate(cut);
+        s.push_str("... (clipped)");
+    }
+    s
+}
+
+fn count(default: u32) -> u32 {
+    match std::env::var(COUNT_ENV) {
+        Ok(text) => text.trim().parse().unwrap_or_else(|_| panic!("{COUNT_ENV}={text:?} is not a count")),
+        Err(_) => default,
+    }
+}
+
+fn fuzz(schemas: u32, command: &str) {
+    let settings = Settings::from_env();
+    if let Some(reason) = &settings.invalid {
+        panic!("{reason}");
+    }
+    let seed = settings.seed.unwrap_or_else(|| witness::case_seed("fuzz"));
+    let subjects = subjects();
+    assert!(!subjects.is_empty(), "builtin::all() lists translators");
+    let env = Env { remotes: None, witness: Settings::fixed(None, 0) };
+    let config = Config { cases: schemas, max_shrink_iters: 1024, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, witness::rng(seed, "fuzz"));
+    // A hang is reported as drawn: shrinking it would cost a timeout per step.
+    let hang: RefCell<Option<(String, Value)>> = RefCell::new(None);
+    let tally: RefCell<BTreeMap<&str, (u32, u32)>> = RefCell::new(BTreeMap::new());
+    let result = runner.run(&source(), |schema| {
+        if hang.borrow().is_some() {
+            return Ok(());
+        }
+        let valid_source = oracle::compile(&schema, &env, false).is_ok();
+        for subject in &subjects {
+            let found = problem(subject, &schema, valid_source, &env);
+            if let Some(message) = found {
+                if message.contains("did not answer within") {
+                    *hang.borrow_mut() = Some((message, schema));
+                    return Ok(());
+                }
+                return Err(TestCaseError::fail(message));
+            }
+            let mut t = tally.borrow_mut();
+            let entry = t.entry(subject.translator.name()).or_default();
+            entry.0 += 1;
+            entry.1 += u32::from(valid_source);
+        }
+        Ok(())
+    });
+    let reproduce = format!("reproduce: {}={seed:#x} {COUNT_ENV}={schemas} {command}", witness::SEED_ENV);
+    if let Some((message, schema)) = hang.into_inner() {
+        panic!("{message}\nschema: {}\n{reproduce}", clip(&schema));
+    }
+    match result {
+        Ok(()) => {
+            for (name, (checked, valid)) in tally.into_inner() {
+                println!("{name}: {checked} schemas translated, {valid} of them valid sources whose projections were checked");
+            }
+        }
+        Err(TestError::Fail(reason, schema)) => panic!("{reason}\nschema (shrunk): {}\n{reproduce}", clip(&schema)),
+        Err(TestError::Abort(reason)) => panic!("fuzzing aborted: {reason}"),
+    }
+}
+
+#[test]
+fn translators_survive_generated_schemas() {
+    fuzz(count(DEFAULT_SCHEMAS), "cargo test --test fuzz");
+}
+
+#[test]
+#[ignore = "10,000 schemas: run with `cargo test --release --test fuzz -- --ignored`"]
+fn translators_survive_ten_thousand_generated_schemas() {
+    fuzz(count(LONG_SCHEMAS), "cargo test --release --test fuzz -- --ignored");
+}
+
+#[test]
+fn a_panicking_translator_is_caught_and_its_schema_shown() {
+    // The checks themselves must work: a translator that panics on `maxLength` is reported.
+    struct Fragile;
+    impl Translator for Fragile {
+        fn name(&self) -> &str {
+            "fragile"
+        }
+        fn translate(&self, source: &Value) -> Outcome {
+            assert!(!source.to_string().contains("maxLength"), "fragile translator met maxLength");
+            Outcome::json_schema(source.clone())
+        }
+    }
+    let subject = Subject { translator: Arc::new(Fragile), grammar: None };
+    let env = Env { remotes: None, witness: Settings::fixed(None, 0) };
+    let message = problem(&subject, &json!({"type": "object", "properties": {"s": {"maxLength": 3}}}), true, &env).expect("caught");
+    assert!(message.contains("`fragile` panicked: fragile translator met maxLength"), "{message}");
+    assert_eq!(problem(&subject, &json!({"type": "object"}), true, &env), None);
+}
