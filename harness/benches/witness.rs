@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 
 const TRANSLATOR: &str = "bench";
 /// Each measure is taken this many times; the fastest counts.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 7;
 
 struct Prepared<'a> {
     case: &'a Case,

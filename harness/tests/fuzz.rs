@@ -306,6 +306,10 @@ fn problem(subject: &Subject, schema: &Value, valid_source: bool, env: &Env) -> 
             return Some(format!("`{name}`'s projection breaks its grammar {file}: {}\nprojection: {}", errors.join("; "), clip(&projection.schema)));
         }
     }
+    // A projection that is its source is as valid as the source (a passthrough).
+    if projection.dialect == Dialect::JsonSchema && &projection.schema == schema {
+        return None;
+    }
     let lifted = match projection.dialect {
         Dialect::JsonSchema => projection.schema.clone(),
         other => match dialect::lift(other, &projection.schema) {

@@ -17,6 +17,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use schema_fidelity_translators::walk;
 use serde_json::{Map, Value};
 
 use super::refs::{Index, address};
@@ -144,7 +145,7 @@ impl Plan {
     #[must_use]
     pub fn new(schema: &Value) -> Self {
         let index = Index::new(schema);
-        let mut compiler = Compiler { index, nodes: Vec::new(), memo: HashMap::new() };
+        let mut compiler = Compiler { index, nodes: Vec::new(), memo: HashMap::new(), depth: 0 };
         let root = compiler.node(&[schema], &BTreeSet::new());
         Plan { nodes: compiler.nodes, root }
     }
@@ -164,11 +165,24 @@ struct Compiler<'a> {
     index: Index<'a>,
     nodes: Vec<Node>,
     memo: HashMap<MemoKey, NodeId>,
+    /// Nesting of `node` calls: past `walk::MAX_DEPTH` a subschema is `Any`, so a schema nested
+    /// thousands deep compiles without exhausting the stack.
+    depth: usize,
 }
 
 impl<'a> Compiler<'a> {
     /// The node for the conjunction of `parts`.
     fn node(&mut self, parts: &[&'a Value], expanded: &Expanded) -> NodeId {
+        if self.depth >= walk::MAX_DEPTH {
+            return self.push(Node::Any);
+        }
+        self.depth += 1;
+        let id = self.node_within_depth(parts, expanded);
+        self.depth -= 1;
+        id
+    }
+
+    fn node_within_depth(&mut self, parts: &[&'a Value], expanded: &Expanded) -> NodeId {
         let Some(flat) = self.flatten(parts) else { return self.push(Node::Never) };
         if flat.is_empty() {
             return self.push(Node::Any);
@@ -377,8 +391,8 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        if let Some(first) = patterns.first() {
-            s.pattern = Some(Arc::new(Pattern::new(first)));
+        if !patterns.is_empty() {
+            s.pattern = Some(Arc::new(Pattern::new(&patterns)));
         }
         if !children {
             self.index_keys(&mut s);
@@ -411,7 +425,7 @@ impl<'a> Compiler<'a> {
         for (_, m) in &maps {
             for (source, schema) in m.get("patternProperties").and_then(Value::as_object).into_iter().flatten() {
                 let id = self.node(&[schema], &empty);
-                s.pattern_properties.push((Arc::new(Pattern::new(source)), id));
+                s.pattern_properties.push((Arc::new(Pattern::new(&[source.as_str()])), id));
             }
         }
         let additional: Vec<&'a Value> = maps.iter().flat_map(|(_, m)| [m.get("additionalProperties"), m.get("unevaluatedProperties")]).flatten().collect();
@@ -530,6 +544,22 @@ mod tests {
         let s = shape(&plan, plan.root);
         let b = s.properties.iter().find(|(n, _)| n == "b").expect("b").1;
         assert!(matches!(plan.node(b), Node::Never));
+    }
+
+    #[test]
+    fn a_schema_nested_past_the_depth_limit_compiles() {
+        let mut schema = json!({"type": "string"});
+        for _ in 0..1000 {
+            let mut properties = Map::new();
+            properties.insert("a".to_owned(), schema);
+            let mut node = Map::new();
+            node.insert("properties".to_owned(), Value::Object(properties));
+            schema = Value::Object(node);
+        }
+        let plan = Plan::new(&schema);
+        assert!(plan.nodes.len() > walk::MAX_DEPTH);
+        // Dropping a 1,000-deep value recurses in serde_json; forget it instead of testing that.
+        std::mem::forget(schema);
     }
 
     #[test]

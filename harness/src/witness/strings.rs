@@ -9,20 +9,37 @@
 //!
 //! Nothing here has to be exact. A pattern `regex-syntax` cannot parse (look-ahead, ECMA-only
 //! syntax) yields an ordinary string; a class that means something else in ECMA-262 may yield a
-//! character that does not match. Every draw is judged by the real validator, so such a draw is a
-//! wasted candidate, never a false witness.
+//! character that does not match. Each draw is checked against every `pattern` of its node with
+//! jsonschema's own matcher and redrawn a few times if it fails (that also meets a second
+//! `pattern` from an `allOf`); what still fails is judged by the validator like any draw: a wasted
+//! candidate, never a false witness.
+
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use serde_json::Value;
 
 use super::dice::Dice;
-use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 /// Longest string (in bytes) a pattern draw grows to; repetitions beyond it stop early.
 const MAX_PATTERN_BYTES: usize = 1024;
 
-/// A `pattern` prepared for drawing.
-#[derive(Debug, Clone)]
+/// Draws a string may take to meet every pattern of its node.
+const PATTERN_TRIES: usize = 4;
+
+/// The `pattern`s of one node prepared for drawing: the ones the parser reads are walked in turn,
+/// and every one of them checks the result with the real (ECMA-262) matcher, so a parse that
+/// differs from ECMA-262 or a second `pattern` from an `allOf` costs a redraw, not a wasted
+/// candidate.
+#[derive(Debug)]
 pub(crate) struct Pattern {
-    /// `None` when `regex-syntax` cannot parse the pattern: draws are ordinary strings then.
-    re: Option<Re>,
+    /// The parsed patterns; none when `regex-syntax` reads none (draws are ordinary strings then).
+    walks: Vec<Walk>,
+    /// `{"pattern": p}` for each pattern that compiles, to check draws with.
+    checks: Vec<jsonschema::Validator>,
+}
+
+#[derive(Debug)]
+struct Walk {
+    re: Re,
     /// Unanchored at the start: the pattern is searched for, so text may precede a match.
     open_start: bool,
     open_end: bool,
@@ -41,40 +58,64 @@ enum Re {
 }
 
 impl Pattern {
-    pub(crate) fn new(source: &str) -> Self {
-        // ASCII classes first: they are what ECMA-262 means by `\d` and `\w`, and a Unicode `\W`
-        // is an interval set thousands of ranges long.
-        let hir = regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .build()
-            .parse(source)
-            .ok()
-            .or_else(|| regex_syntax::ParserBuilder::new().build().parse(source).ok());
-        let (open_start, open_end) = hir.as_ref().map_or((true, true), |h| {
-            let props = h.properties();
-            (!props.look_set_prefix().contains(Look::Start), !props.look_set_suffix().contains(Look::End))
-        });
-        Self { re: hir.as_ref().map(reduce), open_start, open_end }
+    pub(crate) fn new(sources: &[&str]) -> Self {
+        let walks = sources
+            .iter()
+            .filter_map(|source| parse(source))
+            .map(|hir| {
+                let props = hir.properties();
+                Walk { re: reduce(&hir), open_start: !props.look_set_prefix().contains(Look::Start), open_end: !props.look_set_suffix().contains(Look::End) }
+            })
+            .collect();
+        let checks = sources.iter().filter_map(|p| jsonschema::draft202012::new(&serde_json::json!({ "pattern": p })).ok()).collect();
+        Self { walks, checks }
     }
 
-    /// A string the pattern matches (when the parse was faithful), sometimes with text around the
-    /// match where the pattern is unanchored: a translator that anchors it is then caught narrowing.
+    /// A string every pattern matches, when one of a few draws does; else the last draw.
     pub(crate) fn draw(&self, rng: &mut Dice) -> String {
+        let mut candidate = Value::String(self.draw_once(0, rng));
+        for attempt in 1..PATTERN_TRIES {
+            if self.checks.iter().all(|check| check.is_valid(&candidate)) {
+                break;
+            }
+            candidate = Value::String(self.draw_once(attempt, rng));
+        }
+        match candidate {
+            Value::String(s) => s,
+            _ => String::new(),
+        }
+    }
+
+    /// A string the walked pattern matches (when the parse was faithful), sometimes with text
+    /// around the match where it is unanchored: a translator that anchors it is caught narrowing.
+    fn draw_once(&self, attempt: usize, rng: &mut Dice) -> String {
         let mut out = String::new();
-        let Some(re) = &self.re else {
+        if self.walks.is_empty() {
             plain(rng, 0, 8, &mut out);
             return out;
-        };
-        if self.open_start && rng.random_ratio(1, 4) {
+        }
+        let w = &self.walks[attempt % self.walks.len()];
+        if w.open_start && rng.random_ratio(1, 4) {
             plain(rng, 1, 3, &mut out);
         }
-        walk(re, rng, &mut out);
-        if self.open_end && rng.random_ratio(1, 4) {
+        walk(&w.re, rng, &mut out);
+        if w.open_end && rng.random_ratio(1, 4) {
             plain(rng, 1, 3, &mut out);
         }
         out
     }
+}
+
+/// ASCII classes first: they are what ECMA-262 means by `\d` and `\w`, and a Unicode `\W` is an
+/// interval set thousands of ranges long.
+fn parse(source: &str) -> Option<Hir> {
+    regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(source)
+        .ok()
+        .or_else(|| regex_syntax::ParserBuilder::new().build().parse(source).ok())
 }
 
 fn reduce(hir: &Hir) -> Re {
@@ -249,7 +290,7 @@ mod tests {
     #[test]
     fn anchored_patterns_draw_whole_matches() {
         let mut rng = rng();
-        let p = Pattern::new(r"^[a-z]{2,4}-\d{3}$");
+        let p = Pattern::new(&[r"^[a-z]{2,4}-\d{3}$"]);
         for _ in 0..50 {
             let s = p.draw(&mut rng);
             let (letters, digits) = s.split_once('-').expect("a dash");
@@ -261,7 +302,7 @@ mod tests {
     #[test]
     fn unparsable_patterns_still_draw() {
         let mut rng = rng();
-        assert!(Pattern::new("(?=look-ahead)").draw(&mut rng).chars().count() <= 8);
+        assert!(Pattern::new(&["(?=look-ahead)"]).draw(&mut rng).chars().count() <= 8);
     }
 
     #[test]
