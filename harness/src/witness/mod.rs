@@ -12,7 +12,7 @@
 //!
 //! The generator ([`Plan`], then a [`draw`] per instance) is only a source of candidates. Every
 //! candidate is judged by the real validators on both sides, so a gap in the generator costs
-//! yield, never a false witness. A witness found is shrunk with proptest (see [`shrink`]) to the
+//! yield, never a false witness. A witness found is shrunk with proptest (see [`JsonTree`]) to the
 //! smallest instance that still disagrees, and reported like a hand-written one, with the seed and
 //! the one command that reproduces it.
 //!
@@ -24,8 +24,14 @@
 //! translator's name.
 //!
 //! **Scope.** Own-corpus cases get generated instances. JSON-Schema-Test-Suite cases do not by
-//! default, because there are ten times as many of them for each translator and they are about the
-//! validator, not about tool schemas; set [`GENERATE_ENV`]`=all` to include them.
+//! default: they are about the validator more than about tool schemas, there are three times as
+//! many of them, and `cargo test` is kept within seconds (BENCHMARKS.md has the cost); set
+//! [`GENERATE_ENV`]`=all` to include them.
+//!
+//! **Only what is not yet settled is searched.** The oracle asks for the directions its envelope
+//! does not allow and its hand-written instances have not already shown; a search stops at the
+//! first witness of each, and projection-side draws aim at the direction still missing (what the
+//! projection accepts can only widen, what it rejects only narrow).
 //!
 //! **Shortcut.** A projection equal to its source, with the identity codec, is compiled into the
 //! same validator and can disagree on nothing: no draws are made for it.
