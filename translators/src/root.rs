@@ -79,27 +79,7 @@ fn local_target<'a>(document: &'a Value, reference: &str) -> Option<&'a Value> {
     if !(pointer.is_empty() || pointer.starts_with('/')) {
         return None;
     }
-    document.pointer(&percent_decode(pointer)?)
-}
-
-/// Decode `%XX` escapes in a URI fragment (RFC 3986), as JSON Schema requires before the fragment is
-/// read as a JSON pointer.
-#[must_use]
-pub fn percent_decode(fragment: &str) -> Option<String> {
-    let bytes = fragment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = fragment.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    document.pointer(&crate::walk::percent_decode(pointer)?)
 }
 
 #[cfg(test)]

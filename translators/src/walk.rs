@@ -247,6 +247,26 @@ pub fn map_children<E>(node: &Value, mut f: impl FnMut(&Child<'_>) -> Result<Val
     Ok(Value::Object(out))
 }
 
+/// Decode the `%XX` escapes of a URI fragment (RFC 3986), as draft 2020-12 requires before a
+/// `$ref` fragment is read as a JSON pointer; `None` when they are malformed or do not spell UTF-8.
+#[must_use]
+pub fn percent_decode(fragment: &str) -> Option<String> {
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = fragment.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Escape one JSON pointer token (RFC 6901).
 #[must_use]
 pub fn escape(token: &str) -> String {

@@ -64,7 +64,7 @@ impl<'a> Generator<'a> {
                 .get("$ref")
                 .and_then(Value::as_str)
                 .and_then(|r| r.strip_prefix('#'))
-                .and_then(|p| self.root.pointer(&percent_decode(p)))
+                .and_then(|p| self.root.pointer(&schema_fidelity_translators::walk::percent_decode(p).unwrap_or_else(|| p.to_owned())))
             else {
                 break;
             };
@@ -366,26 +366,6 @@ fn cap(mut v: Vec<Value>, depth: usize) -> Vec<Value> {
         v.truncate(MAX_PER_NODE);
     }
     v
-}
-
-/// Decode `%XX` escapes in a URI fragment (JSON pointers in `$ref` may use them).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

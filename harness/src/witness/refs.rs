@@ -63,7 +63,7 @@ impl<'a> Index<'a> {
         let (uri, fragment) = reference.split_once('#').unwrap_or((reference, ""));
         let target = if uri.is_empty() { base.to_owned() } else { strip_fragment(&join(base, uri)).to_owned() };
         let resource = self.resources.get(&target)?;
-        let fragment = percent_decode(fragment);
+        let fragment = schema_fidelity_translators::walk::percent_decode(fragment).unwrap_or_else(|| fragment.to_owned());
         if fragment.is_empty() {
             Some(resource)
         } else if fragment.starts_with('/') {
@@ -123,26 +123,6 @@ fn remove_dot_segments(path: &str) -> String {
         }
     }
     out.join("/")
-}
-
-/// Decode `%XX` escapes (a pointer fragment may carry them); anything malformed stays as it is.
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = s.get(i + 1..i + 3)
-            && let Ok(b) = u8::from_str_radix(hex, 16)
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
 }
 
 #[cfg(test)]

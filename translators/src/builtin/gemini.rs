@@ -165,7 +165,7 @@ impl<'a> Document<'a> {
         let Some(fragment) = reference.strip_prefix('#') else {
             return Err(format!("`{reference}`: {URI_REFUSAL}"));
         };
-        let fragment = percent_decode(fragment).ok_or_else(|| format!("`{reference}` is not a valid percent-encoded fragment"))?;
+        let fragment = crate::walk::percent_decode(fragment).ok_or_else(|| format!("`{reference}` is not a valid percent-encoded fragment"))?;
         let base = self.resource_root(holder);
         let target = if fragment.is_empty() || fragment.starts_with('/') {
             format!("{base}{fragment}")
@@ -198,24 +198,6 @@ impl<'a> Document<'a> {
         }
         None
     }
-}
-
-/// Decode `%XX` escapes (a URI fragment holding a JSON pointer is percent-encoded).
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// What a translator tells the model about keywords it could not express, and the annotations it

@@ -44,7 +44,7 @@ use super::object_root::force_object_root;
 use super::schema_algebra::{Types, admitted_types, domain};
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
-use crate::root::percent_decode;
+use crate::walk::percent_decode;
 use crate::vocabulary::{self, ValueKind};
 use crate::walk;
 

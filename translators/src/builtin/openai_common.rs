@@ -218,7 +218,7 @@ impl<'a> Resolver<'a> {
     /// fragment that resolves to a schema (object or boolean) in this document.
     #[must_use]
     pub(crate) fn resolve(&self, reference: &str, at: &str) -> Option<String> {
-        let fragment = percent_decode(reference.strip_prefix('#')?)?;
+        let fragment = crate::walk::percent_decode(reference.strip_prefix('#')?)?;
         let base = self.base_of(at);
         let target = if fragment.is_empty() {
             base.to_owned()
@@ -229,25 +229,6 @@ impl<'a> Resolver<'a> {
         };
         self.root.pointer(&target).filter(|v| walk::is_schema(v)).map(|_| target)
     }
-}
-
-/// Decode `%XX` escapes of a URI fragment; `None` when they do not spell UTF-8.
-#[must_use]
-pub(crate) fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Split a JSON pointer into its unescaped tokens.

@@ -18,7 +18,8 @@
 
 use serde_json::{Map, Value};
 
-use super::openai_common::{Resolver, percent_decode, pointer_tokens, provably_disjoint};
+use super::openai_common::{Resolver, pointer_tokens, provably_disjoint};
+use crate::walk::percent_decode;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
 use crate::walk;
