@@ -156,6 +156,13 @@ fn cell(t: &TranslatorReport, key: &str, refinement: Option<&str>) -> Cell {
                 title: format!("no refinement: {}", title(base)),
             },
             (None, None) => Cell::ByRefinement,
+            // No base row and no root refinement: on the root, the value's form decides, as
+            // everywhere else, so the form lines below apply.
+            (Some(anchor::AT_ROOT), None)
+                if t.rows.iter().any(|r| r.key == key && r.refinement.as_deref().is_some_and(|x| x != anchor::AT_ROOT)) =>
+            {
+                Cell::ByRefinement
+            }
             _ => Cell::Missing,
         };
     }
