@@ -538,13 +538,7 @@ impl Normalizer {
                     out.insert("enum".to_owned(), Value::Array(common));
                 }
                 "required" => {
-                    let mut names = ours.as_array().cloned().unwrap_or_default();
-                    for n in theirs.as_array().into_iter().flatten() {
-                        if !names.contains(n) {
-                            names.push(n.clone());
-                        }
-                    }
-                    out.insert("required".to_owned(), Value::Array(names));
+                    out.insert("required".to_owned(), super::schema_algebra::union_required(&ours, theirs));
                 }
                 "allOf" => {
                     let mut all = ours.as_array().cloned().unwrap_or_default();

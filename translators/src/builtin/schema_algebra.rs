@@ -222,13 +222,7 @@ pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<Strin
                 }
             }
             "required" => {
-                let mut names = ours.as_array().cloned().unwrap_or_default();
-                for n in theirs.as_array().into_iter().flatten() {
-                    if !names.contains(n) {
-                        names.push(n.clone());
-                    }
-                }
-                out.insert("required".to_owned(), Value::Array(names));
+                out.insert("required".to_owned(), union_required(&ours, theirs));
             }
             "dependentRequired" => {
                 let mut merged = ours.as_object().cloned().unwrap_or_default();
@@ -568,6 +562,17 @@ fn join_arrays(out: &mut Map<String, Value>, adm: &[&Map<String, Value>]) {
 
 fn is_accept_all(schema: &Value) -> bool {
     matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(Map::is_empty)
+}
+
+/// Both `required` lists as one, without repeats, in first-seen order: the conjunction of the two.
+pub(super) fn union_required(ours: &Value, theirs: &Value) -> Value {
+    let mut names = ours.as_array().cloned().unwrap_or_default();
+    for n in theirs.as_array().into_iter().flatten() {
+        if !names.contains(n) {
+            names.push(n.clone());
+        }
+    }
+    Value::Array(names)
 }
 
 /// The values an `enum` or `const` allows, when one of them is present.
