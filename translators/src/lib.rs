@@ -11,12 +11,14 @@
 //! - [`form`]: value forms, by which a disposition row may refine itself.
 //! - [`model`]: the [`Translator`](model::Translator) trait and its outcome.
 //! - [`codec`]: instance mappings for projections that change instance shape on purpose.
+//! - [`locate`]: the instance locator (which schema nodes apply at an instance location).
 //! - [`root`]: whether a root accepts only objects (where forcing `type: object` is exact).
 //! - [`builtin`]: the reference translators.
 
 pub mod builtin;
 pub mod codec;
 pub mod form;
+pub mod locate;
 pub mod model;
 pub mod root;
 pub mod vocabulary;

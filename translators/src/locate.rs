@@ -1,0 +1,183 @@
+//! The instance locator: for a schema, an instance and a location in that instance, the schema
+//! nodes whose keywords apply there.
+//!
+//! This is how a deviation is pinned on the keyword where it acts. When a projection rejects an
+//! instance the source accepts, the validator says *where in the instance* it failed; the locator
+//! turns that into the source nodes in force at that place, so the oracle can name the one
+//! occurrence (and its row) responsible instead of every row of the case.
+//!
+//! The walk follows every applicator that can apply: in place (`$ref` and `$dynamicRef` to a local
+//! target, `allOf`/`anyOf`/`oneOf`, `if`/`then`/`else`, `dependentSchemas`, `not`) and into
+//! children (`properties`, `patternProperties`, `additionalProperties`, `unevaluatedProperties`,
+//! `prefixItems`/`items`, `contains`, `unevaluatedItems`). It over-approximates: every branch of a
+//! union is entered whether or not it matched, and every `patternProperties` entry is taken to
+//! match (judging an ECMA-262 regex is the validator's job). Over-approximation only adds
+//! candidate nodes; the oracle uses them to *name* occurrences, never to excuse a deviation.
+//!
+//! References are resolved against the document root: `#`, `#/json/pointer` (percent-decoded) and
+//! `#name` for an `$anchor` or `$dynamicAnchor`. A reference relative to an embedded `$id` is not
+//! followed (it under-reports, it never misleads).
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::walk;
+
+/// At most this many schema nodes are visited for one location, so that a reference cycle or a
+/// wide union cannot make naming a culprit expensive.
+const MAX_VISITS: usize = 4096;
+
+/// The tokens of a JSON pointer (RFC 6901), unescaped. `""` is the empty list.
+#[must_use]
+pub fn tokens(pointer: &str) -> Vec<String> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
+}
+
+/// The pointer of the node a local reference names in `document`, when it names one.
+#[must_use]
+pub fn local_target(document: &Value, reference: &str) -> Option<String> {
+    let fragment = reference.strip_prefix('#')?;
+    let fragment = walk::percent_decode(fragment)?;
+    if fragment.is_empty() || fragment.starts_with('/') {
+        return document.pointer(&fragment).map(|_| fragment);
+    }
+    // A plain-name fragment: the node declaring that anchor.
+    let occurrences = walk::occurrences(document).ok()?;
+    occurrences
+        .iter()
+        .find(|o| (o.keyword == "$anchor" || o.keyword == "$dynamicAnchor") && o.value.as_str() == Some(fragment.as_str()))
+        .map(|o| o.pointer.clone())
+}
+
+/// The schema nodes (by JSON pointer into `root`) whose keywords apply to `instance` at the
+/// instance location `at` (a JSON pointer into `instance`).
+#[must_use]
+pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String> {
+    let mut visits = 0;
+    let mut here: BTreeSet<String> = closure(root, [String::new()], &mut visits);
+    let mut value = instance;
+    for token in tokens(at) {
+        let mut next = BTreeSet::new();
+        for node in &here {
+            let Some(schema) = root.pointer(node).and_then(Value::as_object) else { continue };
+            match value {
+                Value::Object(_) => {
+                    let declared = schema.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key(&token));
+                    if declared {
+                        next.insert(format!("{node}/properties/{}", walk::escape(&token)));
+                    }
+                    for name in schema.get("patternProperties").and_then(Value::as_object).into_iter().flat_map(|m| m.keys()) {
+                        next.insert(format!("{node}/patternProperties/{}", walk::escape(name)));
+                    }
+                    if !declared && schema.contains_key("additionalProperties") {
+                        next.insert(format!("{node}/additionalProperties"));
+                    }
+                    if schema.contains_key("unevaluatedProperties") {
+                        next.insert(format!("{node}/unevaluatedProperties"));
+                    }
+                }
+                Value::Array(_) => {
+                    let index: Option<usize> = token.parse().ok();
+                    let prefix = schema.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+                    match index {
+                        Some(i) if i < prefix => {
+                            next.insert(format!("{node}/prefixItems/{i}"));
+                        }
+                        _ if schema.contains_key("items") => {
+                            next.insert(format!("{node}/items"));
+                        }
+                        _ => {}
+                    }
+                    for keyword in ["contains", "unevaluatedItems"] {
+                        if schema.contains_key(keyword) {
+                            next.insert(format!("{node}/{keyword}"));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        value = match value {
+            Value::Object(map) => match map.get(&token) {
+                Some(v) => v,
+                None => return Vec::new(),
+            },
+            Value::Array(items) => match token.parse::<usize>().ok().and_then(|i| items.get(i)) {
+                Some(v) => v,
+                None => return Vec::new(),
+            },
+            _ => return Vec::new(),
+        };
+        here = closure(root, next, &mut visits);
+    }
+    here.into_iter().collect()
+}
+
+/// `start` and every node applying in place from it (references and combinators).
+fn closure(root: &Value, start: impl IntoIterator<Item = String>, visits: &mut usize) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<String> = start.into_iter().collect();
+    while let Some(node) = stack.pop() {
+        if *visits >= MAX_VISITS || !seen.insert(node.clone()) {
+            continue;
+        }
+        *visits += 1;
+        let Some(value) = root.pointer(&node) else { continue };
+        for reference in ["$ref", "$dynamicRef"] {
+            if let Some(target) = value.get(reference).and_then(Value::as_str).and_then(|r| local_target(root, r)) {
+                stack.push(target);
+            }
+        }
+        for child in walk::children(value) {
+            let in_place = matches!(child.keyword, "allOf" | "anyOf" | "oneOf" | "if" | "then" | "else" | "not" | "dependentSchemas");
+            if in_place {
+                stack.push(format!("{node}{}", child.pointer_suffix()));
+            }
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn locations_are_followed_through_properties_items_refs_and_unions() {
+        let schema = json!({
+            "$defs": {"id": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
+            "properties": {
+                "id": {"$ref": "#/$defs/id"},
+                "tags": {"items": {"maxLength": 3}, "prefixItems": [{"const": "x"}]}
+            },
+            "additionalProperties": false
+        });
+        let instance = json!({"id": 4, "tags": ["x", "long"], "other": 1});
+        assert_eq!(applicable_nodes(&schema, &instance, "/id"), ["/$defs/id", "/$defs/id/anyOf/0", "/$defs/id/anyOf/1", "/properties/id"]);
+        assert_eq!(applicable_nodes(&schema, &instance, "/tags/0"), ["/properties/tags/prefixItems/0"]);
+        assert_eq!(applicable_nodes(&schema, &instance, "/tags/1"), ["/properties/tags/items"]);
+        assert_eq!(applicable_nodes(&schema, &instance, "/other"), ["/additionalProperties"]);
+        assert_eq!(applicable_nodes(&schema, &instance, ""), [""]);
+        assert!(applicable_nodes(&schema, &instance, "/missing").is_empty());
+    }
+
+    #[test]
+    fn anchors_and_percent_encoded_pointers_resolve() {
+        let schema = json!({"$defs": {"a b": {"$anchor": "ab", "type": "string"}}});
+        assert_eq!(local_target(&schema, "#/$defs/a%20b").as_deref(), Some("/$defs/a b"));
+        assert_eq!(local_target(&schema, "#ab").as_deref(), Some("/$defs/a b"));
+        assert_eq!(local_target(&schema, "#/nowhere"), None);
+        assert_eq!(tokens("/a~1b/c~0d"), ["a/b", "c~d"]);
+    }
+
+    #[test]
+    fn a_reference_cycle_is_walked_once() {
+        let schema = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
+        assert_eq!(applicable_nodes(&schema, &json!(1), ""), ["", "/$defs/a", "/$defs/b"]);
+    }
+}
