@@ -22,6 +22,7 @@
 //!
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
+pub mod attribution;
 pub mod codec;
 pub mod corpus;
 pub mod dialect;

@@ -28,6 +28,7 @@ use schema_fidelity_translators::walk::{self, Occurrence};
 use schema_fidelity_translators::{Dialect, Outcome, Projection, Refusal, Translator};
 use serde_json::Value;
 
+use crate::attribution::{Bounds, Culprit};
 use crate::codec::{self, Way};
 use crate::corpus::{Case, Origin};
 use crate::dialect;
@@ -69,6 +70,22 @@ pub struct Witness {
     pub model_instance: Value,
     pub source_accepts: bool,
     pub projection_accepts: bool,
+    /// Which rows the deviation is attributed to, where it acts.
+    pub attribution: Attribution,
+}
+
+/// What a witness's deviation is attributed to ([`crate::attribution`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attribution {
+    /// Not judged yet (as the generator hands it over).
+    Unjudged,
+    /// The table's approximations explain it; the rows that do on their own (empty when only
+    /// several together do).
+    Declared(Vec<String>),
+    /// Only `known_violation` marks explain it: these.
+    Marked(Vec<String>),
+    /// Nothing in the table explains it; the occurrences it is pinned on.
+    Unexplained(Vec<Culprit>),
 }
 
 /// Why a trial failed, with the operands a test can assert on.
@@ -98,8 +115,10 @@ pub enum FailureKind {
     WrongDialect,
     /// decode(encode(x)) != x for a source-valid x.
     RoundTrip,
-    /// Acceptance differs beyond what the rows allow.
-    Deviation { found: BTreeSet<Direction>, inverted: bool, contradicted: bool },
+    /// Acceptance differs where no row allows it: the directions of the witnesses the table does
+    /// not explain, whether one is an inversion (a `false` subschema accepting), whether one
+    /// occurrence deviates both ways, and the occurrences blamed (`keyword` at `node`).
+    Deviation { found: BTreeSet<Direction>, inverted: bool, contradicted: bool, blamed: Vec<(String, String)> },
     /// The witness generator's settings (environment variables) are invalid.
     WitnessSettings,
 }
@@ -341,7 +360,7 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
     };
 
     // 5. Differential check.
-    differential(&ctx, &source, &compiled, &projection, &lifted, &env.witness)
+    differential(&ctx, &source, &compiled, &projection, &lifted, env)
 }
 
 fn differential(
@@ -350,8 +369,10 @@ fn differential(
     compiled: &jsonschema::Validator,
     projection: &Projection,
     lifted: &Value,
-    settings: &witness::Settings,
+    env: &Env,
 ) -> Verdict {
+    let implicit_true = ctx.table.row("true", &Value::Bool(true), false).ok();
+    let bounds = Bounds::new(&ctx.case.schema, &ctx.rows, implicit_true, env, ctx.case.assert_formats).with_projection(lifted);
     let mut witnesses = Vec::new();
     for inst in &ctx.case.instances {
         let encoded = codec::apply(&projection.codec, lifted, &inst.data, Way::Encode);
@@ -359,13 +380,7 @@ fn differential(
         if inst.valid {
             let back = codec::apply(&projection.codec, lifted, &encoded, Way::Decode);
             if back != inst.data {
-                return ctx.fail(
-                    FailureKind::RoundTrip,
-                    &format!(
-                        "round trip: decode(encode(x)) != x\n  x = {}\n  encode(x) = {encoded}\n  decode(encode(x)) = {back}\nprojection: {lifted}",
-                        inst.data
-                    ),
-                );
+                return round_trip(ctx, &inst.data, &encoded, &back, lifted);
             }
         }
         let direction = match (inst.valid, projection_accepts) {
@@ -384,21 +399,13 @@ fn differential(
                 model_instance: encoded,
                 source_accepts: inst.valid,
                 projection_accepts,
+                attribution: Attribution::Unjudged,
             });
         }
     }
-    let allowed: BTreeSet<Direction> = ctx
-        .rows
-        .iter()
-        .filter_map(|(_, r)| match r.disposition {
-            Disposition::Approximated { direction, .. } => Some(direction),
-            _ => None,
-        })
-        .collect();
-    // Generated instances, for the directions neither the envelope nor the case's instances settle.
-    let wanted: BTreeSet<Direction> =
-        [Direction::Widening, Direction::Narrowing].into_iter().filter(|d| !allowed.contains(d) && !witnesses.iter().any(|w| w.direction == *d)).collect();
+    // Generated instances: both directions, until a witness the table does not explain.
     let trial = format!("{}::{}", ctx.table.translator, ctx.case.id);
+    let explains = |direction: Direction, x: &Value| bounds.declared(direction, x);
     let sides = witness::Sides {
         trial: &trial,
         translator: &ctx.table.translator,
@@ -409,71 +416,190 @@ fn differential(
         projection_schema: lifted,
         projection: compiled,
         codec: &projection.codec,
+        explains: &explains,
     };
-    let generated = match witness::search(settings, &sides, &wanted) {
+    let generated = match witness::search(&env.witness, &sides) {
         Ok(g) => g,
         Err(e) => return ctx.fail(FailureKind::WitnessSettings, &e),
     };
+    if let Some(rt) = &generated.round_trip {
+        return round_trip(ctx, &rt.instance, &rt.encoded, &rt.decoded, lifted);
+    }
     let hand_written = witnesses.len();
     witnesses.extend(generated.witnesses);
-    let inverted = inversions(&ctx.case.schema, lifted);
-    let found: BTreeSet<Direction> = witnesses.iter().map(|w| w.direction).collect();
-    let unexplained: BTreeSet<Direction> = found.difference(&allowed).copied().collect();
-    let contradicted = found.len() == 2 && allowed.len() < 2;
-    if unexplained.is_empty() && inverted.is_empty() {
+    witnesses.extend(generated.explained);
+
+    // Attribute every witness where it acts.
+    for w in &mut witnesses {
+        w.attribution = if bounds.declared(w.direction, &w.instance) {
+            Attribution::Declared(Vec::new())
+        } else {
+            let marks = bounds.marks(w.direction, &w.instance);
+            if marks.is_empty() {
+                let culprits = match w.direction {
+                    Direction::Widening => bounds.widening_culprits(&w.instance),
+                    Direction::Narrowing => bounds.narrowing_culprits(compiled, &w.instance, &w.model_instance),
+                };
+                Attribution::Unexplained(culprits)
+            } else {
+                Attribution::Marked(marks.iter().map(ToString::to_string).collect())
+            }
+        };
+    }
+    // Which rows explain each explained witness on their own (what the reports show per row).
+    for w in &mut witnesses {
+        if let Attribution::Declared(rows) = &mut w.attribution {
+            *rows = bounds.rows_explaining(w.direction, &w.instance).iter().map(ToString::to_string).collect();
+        }
+    }
+    let syntactic = inversions(&ctx.case.schema, lifted);
+    let unexplained: Vec<&Witness> = witnesses.iter().filter(|w| matches!(w.attribution, Attribution::Unexplained(_))).collect();
+    // A literal `false` -> `true`/`{}` at the same place is an inversion whatever the witnesses;
+    // it is covered only by a widening mark on the row of that occurrence.
+    let syntactic_marks: Vec<&Row> = ctx
+        .rows
+        .iter()
+        .filter(|(o, r)| o.keyword == "false" && syntactic.iter().any(|p| *p == o.pointer) && r.known_violation.as_ref().is_some_and(|k| k.direction == Direction::Widening))
+        .map(|(_, r)| *r)
+        .collect();
+    let marked: Vec<&Witness> = witnesses.iter().filter(|w| matches!(w.attribution, Attribution::Marked(_))).collect();
+    if unexplained.is_empty() && syntactic.is_empty() && marked.is_empty() {
+        let found = witnesses.iter().map(|w| w.direction).collect();
         return Verdict::Pass(Summary { refused: false, found, rows: row_ids(ctx), witnesses });
     }
 
-    let mut what = String::new();
-    if !inverted.is_empty() {
-        let _ = writeln!(what, "never inverted: a `false` subschema became one that accepts everything at {}", inverted.join(", "));
+    let culprits = |w: &Witness| match &w.attribution {
+        Attribution::Unexplained(c) => c.clone(),
+        _ => Vec::new(),
+    };
+    let inverted = !syntactic.is_empty() || unexplained.iter().any(|w| culprits(w).iter().any(|c| c.inverted));
+    // A contradiction: one occurrence that deviates both ways.
+    let sites = |d: Direction| -> BTreeSet<(String, String)> {
+        unexplained.iter().filter(|w| w.direction == d).flat_map(|w| culprits(w)).filter(|c| !c.keyword.is_empty()).map(|c| (c.node, c.keyword)).collect()
+    };
+    let both: BTreeSet<(String, String)> = sites(Direction::Widening).intersection(&sites(Direction::Narrowing)).cloned().collect();
+    let contradicted = !both.is_empty();
+    let found: BTreeSet<Direction> = unexplained.iter().map(|w| w.direction).collect();
+    let mut blamed: Vec<(String, String)> = Vec::new();
+    for w in &unexplained {
+        for c in culprits(w) {
+            let site = (c.node.clone(), if c.keyword.is_empty() { "(no keyword)".to_owned() } else { c.keyword.clone() });
+            if !blamed.contains(&site) {
+                blamed.push(site);
+            }
+        }
     }
-    if contradicted {
-        let _ = writeln!(what, "never contradicted: the projection both accepts what the source rejects and rejects what it accepts");
+
+    let mut what = String::new();
+    if !syntactic.is_empty() {
+        let _ = writeln!(what, "never inverted: a `false` subschema became one that accepts everything at {}", syntactic.join(", "));
+    }
+    if inverted && syntactic.is_empty() {
+        let _ = writeln!(what, "never inverted: the projection accepts what a `false` subschema of the source rejects");
+    }
+    for (node, keyword) in &both {
+        let _ = writeln!(what, "never contradicted: `{keyword}` at {} deviates both ways", place(node));
     }
     if !unexplained.is_empty() {
-        let names: Vec<_> = unexplained.iter().map(|d| d.name()).collect();
-        let allowed_names: Vec<_> = allowed.iter().map(|d| d.name()).collect();
-        let allowed_text = if allowed_names.is_empty() { "none: every row present is preserved".to_owned() } else { allowed_names.join(", ") };
-        let _ = writeln!(what, "the table is the oracle: found {} beyond the envelope (allowed: {allowed_text})", names.join(" and "));
+        let names: Vec<_> = found.iter().map(|d| d.name()).collect();
+        let _ = writeln!(what, "the table is the oracle: {} that no row explains where it acts", names.join(" and "));
     }
-    for w in witnesses.iter().filter(|w| unexplained.contains(&w.direction)) {
-        let _ = writeln!(
-            what,
-            "  {} witness `{}`: {} -- source {}, projection {}{}",
-            w.direction,
-            w.description,
-            w.instance,
-            if w.source_accepts { "accepts" } else { "rejects" },
-            if w.projection_accepts { "accepts" } else { "rejects" },
-            if w.model_instance == w.instance { String::new() } else { format!(" (model side {})", w.model_instance) },
-        );
+    for w in &unexplained {
+        describe_witness(&mut what, w, &bounds);
     }
-    if let (Some(command), true) = (&generated.reproduce, witnesses[hand_written..].iter().any(|w| unexplained.contains(&w.direction))) {
+    for w in &marked {
+        describe_witness(&mut what, w, &bounds);
+    }
+    if let (Some(command), true) = (&generated.reproduce, witnesses[hand_written..].iter().any(|w| !matches!(w.attribution, Attribution::Declared(_)))) {
         let _ = writeln!(what, "  (generated witnesses are shrunk; reproduce with: {command})");
     }
     let _ = write!(what, "projection: {lifted}");
-    let Verdict::Fail(mut failure) = ctx.fail(FailureKind::Deviation { found: found.clone(), inverted: !inverted.is_empty(), contradicted }, what.trim_end()) else {
-        unreachable!("Context::fail returns Verdict::Fail")
-    };
-    failure.witnesses = witnesses;
+    let kind = FailureKind::Deviation { found: found.clone(), inverted, contradicted, blamed };
+    let Verdict::Fail(mut failure) = ctx.fail(kind, what.trim_end()) else { unreachable!("Context::fail returns Verdict::Fail") };
+    failure.witnesses = witnesses.clone();
 
-    // 6. Ratchet.
-    let mut needed = unexplained.clone();
-    if !inverted.is_empty() {
-        needed.insert(Direction::Widening);
-    }
-    let known: Vec<_> = ctx.rows.iter().filter_map(|(_, r)| r.known_violation.as_ref().map(|k| (r, k))).collect();
-    let covered: BTreeSet<Direction> = known.iter().map(|(_, k)| k.direction).collect();
-    if !known.is_empty() && needed.is_subset(&covered) {
-        let mut message = String::from("known violation reproduced:");
-        for (row, k) in &known {
-            let _ = write!(message, " {} ({}, {})", row.id, k.issue, k.direction);
+    // 6. Ratchet: every deviation the table does not explain must be explained by marks, and only
+    // the marks a witness is attributed to count as reproduced.
+    let syntactic_covered = syntactic.iter().all(|p| syntactic_marks.iter().any(|r| ctx.rows.iter().any(|(o, row)| o.pointer == *p && row.id == r.id)));
+    if unexplained.is_empty() && syntactic_covered {
+        let mut known: Vec<String> = Vec::new();
+        for w in &marked {
+            if let Attribution::Marked(rows) = &w.attribution {
+                for r in rows {
+                    if !known.contains(r) {
+                        known.push(r.clone());
+                    }
+                }
+            }
         }
-        let known = known.iter().map(|(row, _)| row.id.to_string()).collect();
+        for r in &syntactic_marks {
+            let id = r.id.to_string();
+            if !known.contains(&id) {
+                known.push(id);
+            }
+        }
+        let mut message = String::from("known violation reproduced:");
+        for id in &known {
+            if let Some((_, row)) = ctx.rows.iter().find(|(_, r)| r.id.to_string() == *id)
+                && let Some(k) = &row.known_violation
+            {
+                let _ = write!(message, " {id} ({}, {})", k.issue, k.direction);
+            }
+        }
         return Verdict::ExpectedFailure { message, failure, known };
     }
     Verdict::Fail(failure)
+}
+
+fn round_trip(ctx: &Context<'_>, x: &Value, encoded: &Value, back: &Value, lifted: &Value) -> Verdict {
+    ctx.fail(
+        FailureKind::RoundTrip,
+        &format!("round trip: decode(encode(x)) != x\n  x = {x}\n  encode(x) = {encoded}\n  decode(encode(x)) = {back}\nprojection: {lifted}"),
+    )
+}
+
+fn place(node: &str) -> String {
+    if node.is_empty() { "the root".to_owned() } else { format!("`{node}`") }
+}
+
+/// One witness with the occurrences it is pinned on and their rows.
+fn describe_witness(what: &mut String, w: &Witness, bounds: &Bounds<'_>) {
+    let verdicts = format!(
+        "source {}, projection {}",
+        if w.source_accepts { "accepts" } else { "rejects" },
+        if w.projection_accepts { "accepts" } else { "rejects" }
+    );
+    let model = if w.model_instance == w.instance { String::new() } else { format!(" (model side {})", w.model_instance) };
+    let _ = writeln!(what, "  {} witness `{}`: {}{model} -- {verdicts}", w.direction, w.description, w.instance);
+    match &w.attribution {
+        Attribution::Unexplained(culprits) if culprits.is_empty() => {
+            let _ = writeln!(what, "    (no single occurrence could be named: the deviation comes from the case as a whole)");
+        }
+        Attribution::Unexplained(culprits) => {
+            for c in culprits {
+                let at = if c.instance_at.is_empty() { "the instance".to_owned() } else { format!("`{}`", c.instance_at) };
+                let row = bounds.row_at(&c.node, &c.keyword);
+                let row_text = row.map_or_else(|| "no row here".to_owned(), |r| format!("{} ({}:{})", r.disposition.label(), r.id.file.display(), r.id.line));
+                let line = match (w.direction, c.keyword.is_empty(), c.inverted) {
+                    (_, true, _) => format!("the projection rejects {at}, where the source's node {} has no such keyword", place(&c.node)),
+                    (Direction::Widening, false, true) => {
+                        format!("`{}` at {} is `false` in the source and rejects {at}, yet the projection accepts it: an inversion ({row_text})", c.keyword, place(&c.node))
+                    }
+                    (Direction::Widening, false, false) => {
+                        format!("`{}` at {} is {row_text}, yet the projection accepts {at}, which it rejects", c.keyword, place(&c.node))
+                    }
+                    (Direction::Narrowing, false, _) => {
+                        format!("`{}` at {} is {row_text}, yet the projection rejects {at}, which the source accepts", c.keyword, place(&c.node))
+                    }
+                };
+                let _ = writeln!(what, "    {line}");
+            }
+        }
+        Attribution::Marked(rows) => {
+            let _ = writeln!(what, "    explained only by the known violation of {}", rows.join(", "));
+        }
+        Attribution::Declared(_) | Attribution::Unjudged => {}
+    }
 }
 
 /// Pointers where the source holds `false` and the projection, at the same place, accepts everything.

@@ -81,7 +81,7 @@ pub enum Disposition {
     /// The projection accepts exactly what the source accepts, possibly spelled another way.
     Preserved { spelled_as: Option<String> },
     /// The projection deviates in one named direction; `to` says what the keyword became.
-    Approximated { direction: Direction, to: String },
+    Approximated { direction: Direction, to: Becomes },
     /// The translator fails with a named error.
     Refused,
 }
@@ -98,6 +98,84 @@ impl Disposition {
     }
 }
 
+/// What an approximated keyword became: a closed vocabulary, because the oracle builds from it the
+/// bound a deviation must stay within where the keyword stands (see [`crate::attribution`]). The
+/// details go in the row's `note`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Becomes {
+    /// Removed from the projection.
+    Dropped,
+    /// Removed, and stated in the description the model reads.
+    Description,
+    /// `oneOf` written as `anyOf`.
+    AnyOf,
+    /// Merged into its neighbours (an `allOf` folded into one schema).
+    Merged,
+    /// The object holding it is closed: `additionalProperties: false` where it had none.
+    Closed,
+    /// Every property of the object holding it is required.
+    Required,
+    /// Both [`Becomes::Closed`] and [`Becomes::Required`] (OpenAI strict's objects).
+    ClosedRequired,
+    /// Its value became `false`.
+    False,
+    /// A `type` list cut to its first member.
+    FirstMember,
+    /// A reference cycle unrolled and cut: only a `$ref` that lies on a cycle deviates.
+    Unrolled,
+    /// Rewritten some other way (the note says how). The oracle's bound is the loosest: in the
+    /// widening direction the keyword as if removed, in the narrowing one its schema node as if
+    /// `false`.
+    Rewritten,
+}
+
+impl Becomes {
+    /// Every value, in the order the lint lists them.
+    pub const ALL: [Self; 11] = [
+        Self::Dropped,
+        Self::Description,
+        Self::AnyOf,
+        Self::Merged,
+        Self::Closed,
+        Self::Required,
+        Self::ClosedRequired,
+        Self::False,
+        Self::FirstMember,
+        Self::Unrolled,
+        Self::Rewritten,
+    ];
+
+    /// The spelling in a table.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dropped => "dropped",
+            Self::Description => "description",
+            Self::AnyOf => "anyOf",
+            Self::Merged => "merged",
+            Self::Closed => "closed",
+            Self::Required => "required",
+            Self::ClosedRequired => "closed-required",
+            Self::False => "false",
+            Self::FirstMember => "first-member",
+            Self::Unrolled => "unrolled",
+            Self::Rewritten => "rewritten",
+        }
+    }
+
+    /// The value spelled `name`.
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+impl fmt::Display for Becomes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A row's mark that its translator is known to break it (the ratchet).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -109,6 +187,10 @@ pub struct KnownViolation {
     /// A witness instance and both verdicts, in words.
     #[serde(default)]
     pub witness: Option<String>,
+    /// The translator replaces the whole tool where this row's keyword appears (a fallback), so
+    /// the deviation is not bounded by the keyword's position but by the whole document.
+    #[serde(default)]
+    pub whole_tool: bool,
 }
 
 /// Where a row stands: file, line, and which refinement of which keyword it is.
@@ -137,6 +219,8 @@ impl fmt::Display for RowId {
 pub struct Row {
     pub id: RowId,
     pub disposition: Disposition,
+    /// For an approximation, what the keyword became in words (`to:` is the oracle's token).
+    pub becomes: Option<String>,
     pub note: Option<String>,
     pub issues: Vec<String>,
     pub known_violation: Option<KnownViolation>,
@@ -286,6 +370,8 @@ struct RowFile {
     direction: Option<Direction>,
     #[serde(default)]
     to: Option<String>,
+    #[serde(default)]
+    becomes: Option<String>,
     #[serde(default)]
     note: Option<String>,
     #[serde(default)]
@@ -523,8 +609,8 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
             return None;
         }
         Some(DispositionName::Preserved) => {
-            if r.direction.is_some() || r.to.is_some() {
-                fail("a preserved row has no `direction` or `to` (use `as:` for another spelling)".to_owned());
+            if r.direction.is_some() || r.to.is_some() || r.becomes.is_some() {
+                fail("a preserved row has no `direction`, `to` or `becomes` (use `as:` for another spelling)".to_owned());
             }
             Disposition::Preserved { spelled_as: r.spelled_as.clone() }
         }
@@ -542,12 +628,21 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
             if r.spelled_as.is_some() {
                 fail("`as:` belongs to preserved rows; an approximation says what it became with `to:`".to_owned());
             }
+            let Some(to) = Becomes::parse(to.trim()) else {
+                let names: Vec<_> = Becomes::ALL.iter().map(|b| b.name()).collect();
+                fail(format!("`to: {to}` is not one of {} (say the details in `note:`)", names.join(", ")));
+                return None;
+            };
             Disposition::Approximated { direction, to }
         }
     };
-    // Never inverted: a `false` subschema that accepts nothing may not become one that accepts more.
-    if keyword == "false" && matches!(disposition, Disposition::Approximated { direction: Direction::Widening, .. }) {
-        fail("a `false` subschema may not be approximated as a widening: that is the inversion `false` -> `{}`; refuse it or keep it".to_owned());
+    // Never inverted: a `false` subschema that accepts nothing may not become one that accepts more,
+    // whether it is the boolean subschema itself or the `false` form of a keyword
+    // (`additionalProperties: false`, `items: false`, ...).
+    let schema_valued = schema_fidelity_translators::walk::value_kind(keyword) == Some(vocabulary::ValueKind::Schema);
+    let false_form = keyword == "false" || (schema_valued && refinement.as_deref() == Some(Form::False.name()));
+    if false_form && matches!(disposition, Disposition::Approximated { direction: Direction::Widening, .. }) {
+        fail("a `false` subschema may not be approximated as a widening: that is the inversion `false` -> `{}`; refuse it or keep it (a `known_violation` if the translator does it anyway)".to_owned());
     }
     if let Some(kv) = &r.known_violation
         && kv.issue.trim().is_empty()
@@ -557,6 +652,7 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     Some(Row {
         id: RowId { file: path.to_owned(), line, keyword: keyword.to_owned(), refinement },
         disposition,
+        becomes: r.becomes.clone(),
         note: r.note.clone(),
         issues: r.issues.clone(),
         known_violation: r.known_violation.clone(),

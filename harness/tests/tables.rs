@@ -116,11 +116,36 @@ fn a_misspelled_extension_is_rejected() {
 fn a_widening_false_row_is_the_inversion_and_is_rejected() {
     let text = identity_text().replacen(
         "  \"false\": { disposition: preserved }",
-        "  \"false\": { disposition: approximated, direction: widening, to: \"{}\" }",
+        "  \"false\": { disposition: approximated, direction: widening, to: rewritten }",
         1,
     );
     let errors = lint(&text, "identity");
     assert!(errors.iter().any(|e| e.message.contains("inversion")), "{errors:?}");
+}
+
+#[test]
+fn a_widening_false_form_of_a_schema_keyword_is_the_inversion_too() {
+    let text = identity_text().replacen(
+        "  additionalProperties: { disposition: preserved }",
+        "  additionalProperties:\n    forms:\n      \"false\": { disposition: approximated, direction: widening, to: description }\n      \"true\": { disposition: preserved }\n      schema: { disposition: preserved }",
+        1,
+    );
+    let errors = lint(&text, "identity");
+    assert!(errors.iter().any(|e| e.message.contains("`additionalProperties` (false)") && e.message.contains("inversion")), "{errors:?}");
+    // `const: false` is data, not a subschema: widening it is an ordinary approximation.
+    let text = identity_text().replacen(
+        "  const: { disposition: preserved }",
+        "  const:\n    disposition: preserved\n    forms:\n      \"false\": { disposition: approximated, direction: widening, to: rewritten }",
+        1,
+    );
+    assert!(lint(&text, "identity").is_empty());
+}
+
+#[test]
+fn a_to_outside_the_vocabulary_is_rejected_with_the_vocabulary() {
+    let text = identity_text().replacen("  pattern: { disposition: preserved }", "  pattern: { disposition: approximated, direction: widening, to: the description }", 1);
+    let errors = lint(&text, "identity");
+    assert!(errors.iter().any(|e| e.message.contains("`to: the description` is not one of dropped, description, anyOf")), "{errors:?}");
 }
 
 #[test]

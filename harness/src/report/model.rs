@@ -7,10 +7,10 @@
 //! - **cases**: how many cases (not skipped) use the row, i.e. hold a keyword occurrence that the
 //!   row governs, found by the same walk and lookup the oracle uses;
 //! - **witness**: for an approximation (or a known violation), one instance on which source and
-//!   projection disagree in the row's direction. A witness belongs to a whole case, not to a row,
-//!   so the one shown is the one whose case leaves the fewest other rows that could explain it,
-//!   then the shortest instance, then the first case: deterministic, and as unambiguous as the
-//!   corpus allows (`explained_by` says how many rows share it).
+//!   projection disagree in the row's direction *and that the oracle attributed to this row*
+//!   ([`crate::attribution`]: the row's bound alone explains it). Among those, the one shared with
+//!   the fewest other rows, then the shortest instance, then the first case: deterministic
+//!   (`explained_by` says how many rows explain it on their own).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -26,7 +26,7 @@ use super::anchor;
 use super::hash;
 use super::progress::Progress;
 use crate::corpus::Case;
-use crate::oracle::{self, Env, Verdict, Witness};
+use crate::oracle::{self, Attribution, Env, Verdict, Witness};
 use crate::table::{Direction, Disposition, Row, Table};
 use crate::trials::{Loaded, Resolver};
 
@@ -290,28 +290,31 @@ fn witnesses_of(verdict: &Verdict) -> &[Witness] {
     }
 }
 
-/// The best witness for `row` among `runs` (see the module docs for "best").
+/// The best witness for `row` among `runs`: one the oracle attributed to this row (see the
+/// module docs), the fewest other rows sharing it first, then the shortest, then the first case.
 #[must_use]
-pub fn select_witness(table: &Table, row: &Row, runs: &[CaseRun]) -> Option<WitnessReport> {
+pub fn select_witness(_table: &Table, row: &Row, runs: &[CaseRun]) -> Option<WitnessReport> {
     let directions = row_directions(row);
     if directions.is_empty() {
         return None;
     }
-    let by_key: BTreeMap<RowKey, &Row> = table.rows().into_iter().map(|r| (key_of(r), r)).collect();
-    let key = key_of(row);
+    let id = row.id.to_string();
     let mut best: Option<((usize, usize, usize), WitnessReport)> = None;
     for (case_index, run) in runs.iter().enumerate() {
-        if !run.rows.contains(&key) {
-            continue;
-        }
         for w in witnesses_of(&run.verdict) {
             if !directions.contains(&w.direction) {
                 continue;
             }
-            let explained_by = run.rows.iter().filter(|k| by_key.get(*k).is_some_and(|r| row_directions(r).contains(&w.direction))).count();
-            let score = (explained_by, w.instance.to_string().len(), case_index);
+            let rows = match &w.attribution {
+                Attribution::Declared(rows) | Attribution::Marked(rows) => rows,
+                _ => continue,
+            };
+            if !rows.contains(&id) {
+                continue;
+            }
+            let score = (rows.len(), w.instance.to_string().len(), case_index);
             if best.as_ref().is_none_or(|(s, _)| score < *s) {
-                best = Some((score, witness_report(&run.case.id, w, explained_by)));
+                best = Some((score, witness_report(&run.case.id, w, rows.len())));
             }
         }
     }
@@ -415,7 +418,7 @@ fn row_report(translator: &str, row: &Row, cases: Option<usize>, witness: Option
     let refinement = row.id.refinement.as_deref();
     let (disposition, spelled_as, direction, to) = match &row.disposition {
         Disposition::Preserved { spelled_as } => ("preserved", spelled_as.clone(), None, None),
-        Disposition::Approximated { direction, to } => ("approximated", None, Some(direction.name().to_owned()), Some(to.clone())),
+        Disposition::Approximated { direction, to } => ("approximated", None, Some(direction.name().to_owned()), Some(to.to_string())),
         Disposition::Refused => ("refused", None, None, None),
     };
     RowReport {

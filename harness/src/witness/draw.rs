@@ -128,11 +128,26 @@ impl<'a> Drawer<'a> {
             Node::Any => self.any(depth),
             Node::Never => Value::Null,
             Node::Choice(branches) => {
-                let pick = branches[self.rng.random_range(0..branches.len())];
+                let pick = match self.leaf_branch(branches, depth) {
+                    Some(leaf) => leaf,
+                    None => branches[self.rng.random_range(0..branches.len())],
+                };
                 self.valid(pick, depth)
             }
             Node::Shape(shape) => self.shape(shape, depth),
         }
+    }
+
+    /// Past [`SOFT_DEPTH`], a branch that cannot nest (no array or object type), if the union has
+    /// one. A recursion every level of which is required but nullable (OpenAI strict's optional
+    /// properties, `anyOf: [T, {type: null}]`) would otherwise be drawn to [`HARD_DEPTH`] with a
+    /// branching factor of several items per level: billions of nodes.
+    fn leaf_branch(&mut self, branches: &[NodeId], depth: usize) -> Option<NodeId> {
+        if depth < SOFT_DEPTH {
+            return None;
+        }
+        let nests = types::ARRAY | types::OBJECT;
+        branches.iter().copied().find(|id| matches!(self.plan.node(*id), Node::Shape(shape) if shape.types & nests == 0 && shape.types != 0))
     }
 
     fn valid_opt(&mut self, id: Option<NodeId>, depth: usize) -> Value {

@@ -28,10 +28,12 @@
 //! many of them, and `cargo test` is kept within seconds (BENCHMARKS.md has the cost); set
 //! [`GENERATE_ENV`]`=all` to include them.
 //!
-//! **Only what is not yet settled is searched.** The oracle asks for the directions its envelope
-//! does not allow and its hand-written instances have not already shown; a search stops at the
-//! first witness of each, and projection-side draws aim at the direction still missing (what the
-//! projection accepts can only widen, what it rejects only narrow).
+//! **Both directions, until a witness the table does not explain.** Every deviation a draw shows is
+//! handed to the attribution ([`crate::attribution`]); one the table explains where it acts is kept
+//! (the first of each direction, for the reports) and the search goes on. It stops once each
+//! direction has a witness the table does not explain, or the draws run out; projection-side
+//! draws aim at the direction still missing (what the projection accepts can only widen, what it
+//! rejects only narrow). Source-valid draws also check the codec's round trip.
 //!
 //! **Shortcut.** A projection equal to its source, with the identity codec, is compiled into the
 //! same validator and can disagree on nothing: no draws are made for it.
@@ -44,7 +46,7 @@ mod shrink;
 mod strings;
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -267,6 +269,10 @@ struct Cache {
     entries: Mutex<HashMap<String, Arc<OnceLock<Arc<SourceDraws>>>>>,
 }
 
+/// Whether a deviation is one the table explains where it acts: the direction, and the
+/// source-side instance (for a widening, the decoding of the model-side instance).
+pub type Explains<'a> = dyn Fn(Direction, &Value) -> bool + Sync + 'a;
+
 /// What one trial hands to the search.
 pub struct Sides<'a> {
     /// The trial name, `translator::case`.
@@ -281,13 +287,28 @@ pub struct Sides<'a> {
     pub projection_schema: &'a Value,
     pub projection: &'a jsonschema::Validator,
     pub codec: &'a Codec,
+    /// The attribution ([`crate::attribution`]): a witness it explains does not end the search.
+    pub explains: &'a Explains<'a>,
+}
+
+/// A source-valid instance the codec does not bring back: `decode(encode(x)) != x`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundTrip {
+    pub instance: Value,
+    pub encoded: Value,
+    pub decoded: Value,
 }
 
 /// What a search found.
 #[derive(Debug, Clone, Default)]
 pub struct Found {
-    /// At most one shrunk witness per wanted direction.
+    /// At most one shrunk witness per direction that the table does not explain.
     pub witnesses: Vec<Witness>,
+    /// At most one shrunk witness per direction that the table explains (what an approximation
+    /// looks like, for the reports).
+    pub explained: Vec<Witness>,
+    /// The first generated source-valid instance that does not survive the codec's round trip.
+    pub round_trip: Option<RoundTrip>,
     /// Candidates judged (both sides).
     pub candidates: usize,
     /// The seed the draws came from, and the command that reproduces the trial with it (set
@@ -296,12 +317,39 @@ pub struct Found {
     pub reproduce: Option<String>,
 }
 
-/// Draw instances from both sides of `sides` and return a shrunk witness for each direction in
-/// `wanted` that the draws expose.
+/// Found so far: the first witness of each direction, per kind.
+#[derive(Default)]
+struct Finds {
+    unexplained: Vec<(Direction, Value, String)>,
+    explained: Vec<(Direction, Value, String)>,
+}
+
+impl Finds {
+    fn wants(&self, d: Direction) -> bool {
+        !self.unexplained.iter().any(|(f, ..)| *f == d)
+    }
+
+    fn done(&self) -> bool {
+        !self.wants(Direction::Widening) && !self.wants(Direction::Narrowing)
+    }
+
+    /// Record a deviation: `value` is what gets shrunk (source side for a narrowing, model side for
+    /// a widening), `explained` the attribution's answer.
+    fn record(&mut self, d: Direction, value: Value, origin: String, explained: bool) {
+        let list = if explained { &mut self.explained } else { &mut self.unexplained };
+        if !list.iter().any(|(f, ..)| *f == d) {
+            list.push((d, value, origin));
+        }
+    }
+}
+
+/// Draw instances from both sides of `sides` and return, for each direction, a shrunk witness the
+/// table does not explain, when the draws expose one. Both directions are always searched, and a
+/// witness the table explains does not end the search for one it does not.
 ///
 /// # Errors
 /// The reason, when the settings from the environment are invalid.
-pub fn search(settings: &Settings, sides: &Sides<'_>, wanted: &BTreeSet<Direction>) -> Result<Found, String> {
+pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, String> {
     if let Some(reason) = &settings.invalid {
         return Err(format!("witness generation cannot run: {reason}"));
     }
@@ -311,44 +359,54 @@ pub fn search(settings: &Settings, sides: &Sides<'_>, wanted: &BTreeSet<Directio
         Scope::All => true,
     };
     let identical = sides.codec.is_identity() && sides.source_schema == sides.projection_schema;
-    if wanted.is_empty() || settings.draws == 0 || !in_scope || identical {
+    if settings.draws == 0 || !in_scope || identical {
         return Ok(Found::default());
     }
     let seed = settings.seed.unwrap_or_else(|| case_seed(sides.case_id));
     let judge = Judge { sides };
-    let mut found: Vec<(Direction, Value, String)> = Vec::new();
-    let missing = |found: &[(Direction, Value, String)]| wanted.iter().any(|d| !found.iter().any(|(f, ..)| f == d));
-    let wants = |found: &[(Direction, Value, String)], d: Direction| wanted.contains(&d) && !found.iter().any(|(f, ..)| *f == d);
+    let mut finds = Finds::default();
+    let mut round_trip = None;
     let mut candidates = 0;
 
     let source_draws = source_draws(settings, sides, seed);
     for (i, d) in source_draws.draws.iter().enumerate() {
-        if !missing(&found) {
+        if finds.done() {
             break;
         }
         candidates += 1;
         let origin = || format!("source {} #{i}", Pool::of(i).name());
-        if d.accepted && wants(&found, Direction::Narrowing) && judge.narrowing(&d.instance, Some(true)) {
-            found.push((Direction::Narrowing, d.instance.clone(), origin()));
-        } else if !d.accepted && wants(&found, Direction::Widening) {
+        if d.accepted {
+            if round_trip.is_none() && !sides.codec.is_identity() {
+                let encoded = judge.encode(&d.instance);
+                let decoded = judge.decode(&encoded);
+                if *decoded != d.instance {
+                    round_trip = Some(RoundTrip { instance: d.instance.clone(), encoded: encoded.clone().into_owned(), decoded: decoded.into_owned() });
+                }
+            }
+            if finds.wants(Direction::Narrowing) && judge.narrowing(&d.instance, Some(true)) {
+                let explained = (sides.explains)(Direction::Narrowing, &d.instance);
+                finds.record(Direction::Narrowing, d.instance.clone(), origin(), explained);
+            }
+        } else if finds.wants(Direction::Widening) {
             let model = judge.encode(&d.instance);
             if judge.widening(&model) {
-                found.push((Direction::Widening, model.into_owned(), origin()));
+                let explained = (sides.explains)(Direction::Widening, &judge.decode(&model));
+                finds.record(Direction::Widening, model.into_owned(), origin(), explained);
             }
         }
     }
 
-    if missing(&found) {
+    if !finds.done() {
         let plan = Plan::new(sides.projection_schema);
         let mut rng = projection_stream(seed, sides.translator);
         for i in 0..settings.draws {
-            if !missing(&found) {
+            if finds.done() {
                 break;
             }
             candidates += 1;
             // What the projection accepts can only widen, what it rejects only narrow: with one
             // direction left to find, every draw aims at it.
-            let pool = match (wants(&found, Direction::Widening), wants(&found, Direction::Narrowing)) {
+            let pool = match (finds.wants(Direction::Widening), finds.wants(Direction::Narrowing)) {
                 (true, false) => Pool::Valid,
                 (false, true) => Pool::NearMiss,
                 _ => Pool::of(i),
@@ -356,21 +414,27 @@ pub fn search(settings: &Settings, sides: &Sides<'_>, wanted: &BTreeSet<Directio
             let y = draw(&plan, &mut rng, pool);
             let origin = || format!("projection {} #{i}", pool.name());
             let projection_accepts = sides.projection.is_valid(&y);
-            if projection_accepts && wants(&found, Direction::Widening) && !sides.source.is_valid(&judge.decode(&y)) {
-                found.push((Direction::Widening, y, origin()));
-            } else if !projection_accepts && wants(&found, Direction::Narrowing) {
+            if projection_accepts && finds.wants(Direction::Widening) {
+                let decoded = judge.decode(&y);
+                if !sides.source.is_valid(&decoded) {
+                    let explained = (sides.explains)(Direction::Widening, &decoded);
+                    finds.record(Direction::Widening, y, origin(), explained);
+                }
+            } else if !projection_accepts && finds.wants(Direction::Narrowing) {
                 let x = judge.decode(&y);
                 // Through the identity codec the projection's verdict on encode(x) = y is known.
                 let narrowing = if sides.codec.is_identity() { sides.source.is_valid(&x) } else { judge.narrowing(&x, None) };
                 if narrowing {
-                    found.push((Direction::Narrowing, x.into_owned(), origin()));
+                    let explained = (sides.explains)(Direction::Narrowing, &x);
+                    finds.record(Direction::Narrowing, x.into_owned(), origin(), explained);
                 }
             }
         }
     }
 
-    let witnesses = found.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed)).collect();
-    Ok(Found { witnesses, candidates, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
+    let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, false)).collect();
+    let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, true)).collect();
+    Ok(Found { witnesses, explained, round_trip, candidates, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
 }
 
 /// The one command that re-runs a trial with the same draws.
@@ -436,10 +500,14 @@ impl Judge<'_, '_> {
         self.sides.projection.is_valid(y) && !self.sides.source.is_valid(&self.decode(y))
     }
 
-    fn shrunk(&self, direction: Direction, start: Value, origin: &str, seed: u64) -> Witness {
+    /// Shrink a witness to the smallest instance that still deviates in `direction` and that the
+    /// attribution still judges the same way (`explained`), so an unexplained witness never shrinks
+    /// into one the table explains.
+    fn shrunk(&self, direction: Direction, start: Value, origin: &str, seed: u64, explained: bool) -> Witness {
+        let explains = self.sides.explains;
         let (smallest, evaluated) = match direction {
-            Direction::Narrowing => shrink::shrink(start.clone(), |x| self.narrowing(x, None)),
-            Direction::Widening => shrink::shrink(start.clone(), |y| self.widening(y)),
+            Direction::Narrowing => shrink::shrink(start.clone(), |x| self.narrowing(x, None) && explains(direction, x) == explained),
+            Direction::Widening => shrink::shrink(start.clone(), |y| self.widening(y) && explains(direction, &self.decode(y)) == explained),
         };
         let mut from = start.to_string();
         if from.len() > 160 {
@@ -456,6 +524,7 @@ impl Judge<'_, '_> {
                 instance: smallest,
                 source_accepts: true,
                 projection_accepts: false,
+                attribution: crate::oracle::Attribution::Unjudged,
             },
             Direction::Widening => Witness {
                 direction,
@@ -464,6 +533,7 @@ impl Judge<'_, '_> {
                 model_instance: smallest,
                 source_accepts: false,
                 projection_accepts: true,
+                attribution: crate::oracle::Attribution::Unjudged,
             },
         }
     }
