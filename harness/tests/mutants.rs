@@ -261,3 +261,131 @@ fn identity_itself_passes_every_case() {
         assert!(matches!(verdict, Verdict::Pass(_)), "{}: {verdict:?}", case.id);
     }
 }
+
+// ---- mutants under non-empty envelopes --------------------------------------------------------
+//
+// The mutants above claim identity's table, where nothing is approximated. A harness that judged a
+// whole case by the join of its rows would let these next ones through: each sits in cases where
+// the table legitimately approximates something else in the same direction.
+
+fn load_table(name: &str) -> Table {
+    let project = Project::at(trials::workspace_root());
+    let path = project.dispositions_dir().join(format!("{name}.yaml"));
+    table::load(&path, project.relative(&path), &project.dispositions_dir()).expect("the table lints clean")
+}
+
+/// Collapse every `type` list to its first member (opencode#1556), everywhere in a schema.
+fn collapse_type_unions(schema: &Value) -> Value {
+    let mapped = walk::map_children(schema, |c| Ok::<_, ()>(collapse_type_unions(c.schema))).unwrap_or_else(|()| schema.clone());
+    match mapped {
+        Value::Object(mut m) => {
+            if let Some(Value::Array(types)) = m.get("type")
+                && let Some(first) = types.first().cloned()
+            {
+                m.insert("type".to_owned(), first);
+            }
+            Value::Object(m)
+        }
+        other => other,
+    }
+}
+
+/// openai-strict with its type-union handling replaced by first-member collapse: the schema is
+/// collapsed before the real translator sees it.
+struct StrictCollapsingUnions;
+
+impl Translator for StrictCollapsingUnions {
+    fn name(&self) -> &str {
+        "openai-strict"
+    }
+    fn translate(&self, source: &Value) -> Outcome {
+        schema_fidelity_translators::builtin::by_name("openai-strict").expect("built-in").translate(&collapse_type_unions(source))
+    }
+}
+
+#[test]
+fn a_collapsed_union_fails_openai_strict_although_its_objects_are_closed() {
+    let (_, cases, env) = fixture();
+    let table = load_table("openai-strict");
+    let case = cases.iter().find(|c| c.id.ends_with("type-union-collapsed.yaml::string-or-integer")).expect("the #1556 case");
+    // The honest translator passes, although its `properties` and root `type` rows narrow here.
+    let honest = schema_fidelity_translators::builtin::by_name("openai-strict").expect("built-in");
+    assert!(matches!(oracle::check(&table, honest.as_ref(), case, &env), Verdict::Pass(_)));
+    let verdict = oracle::check(&table, &StrictCollapsingUnions, case, &env);
+    let Some(failure) = verdict.failure() else { panic!("not caught: {verdict:?}") };
+    assert_deviation(&failure.kind, &[Direction::Narrowing], false, false, "type", "/properties/id");
+    assert!(failure.message.contains("`type` at `/properties/id` is preserved (dispositions/openai-strict.yaml:"), "{}", failure.message);
+}
+
+/// Moves `pattern` into the description (declared) and silently drops `maxLength` (not declared).
+struct PatternSpillerMaxLengthDropper;
+
+fn spill_pattern_drop_max_length(schema: &Value) -> Value {
+    let mapped = walk::map_children(schema, |c| Ok::<_, ()>(spill_pattern_drop_max_length(c.schema))).unwrap_or_else(|()| schema.clone());
+    match mapped {
+        Value::Object(mut m) => {
+            if let Some(p) = m.remove("pattern") {
+                m.insert("description".to_owned(), Value::from(format!("must match {p}")));
+            }
+            m.remove("maxLength");
+            Value::Object(m)
+        }
+        other => other,
+    }
+}
+
+impl Translator for PatternSpillerMaxLengthDropper {
+    fn name(&self) -> &str {
+        "identity"
+    }
+    fn translate(&self, source: &Value) -> Outcome {
+        Outcome::json_schema(spill_pattern_drop_max_length(source))
+    }
+}
+
+#[test]
+fn a_declared_pattern_widening_does_not_hide_a_dropped_max_length() {
+    let (_, cases, env) = fixture();
+    let project = Project::at(trials::workspace_root());
+    let text = std::fs::read_to_string(project.dispositions_dir().join("identity.yaml")).expect("identity table");
+    let text = text.replacen("  pattern: { disposition: preserved }", "  pattern: { disposition: approximated, direction: widening, to: description }", 1);
+    let (table, errors) = table::parse(&text, std::path::Path::new("dispositions/identity.yaml"), &project.dispositions_dir());
+    assert!(errors.is_empty(), "{errors:?}");
+    let table = table.expect("parses");
+    let with_both: Vec<_> = cases
+        .iter()
+        .filter(|c| {
+            let text = c.schema.to_string();
+            text.contains("\"pattern\"") && text.contains("\"maxLength\"")
+        })
+        .collect();
+    assert!(!with_both.is_empty(), "the corpus has cases holding both keywords");
+    let mut caught = 0;
+    for case in &with_both {
+        if let Some(failure) = oracle::check(&table, &PatternSpillerMaxLengthDropper, case, &env).failure() {
+            let FailureKind::Deviation { blamed, .. } = &failure.kind else { panic!("{}: {}", case.id, failure.message) };
+            assert!(blamed.iter().all(|(_, k)| k == "maxLength"), "{}: only maxLength is blamed, never the declared pattern: {blamed:?}", case.id);
+            caught += 1;
+        }
+    }
+    // A case whose maxLength no instance can exceed past its pattern (an anchored fixed-length
+    // pattern, say) may legitimately pass; every other one is caught.
+    assert!(caught * 4 >= with_both.len() * 3, "caught {caught} of {} cases holding pattern and maxLength", with_both.len());
+}
+
+/// Deletes `additionalProperties: false`: the inversion by deletion, not by a literal `{}`.
+#[test]
+fn deleting_additional_properties_false_is_an_inversion() {
+    let mutant = Mutant {
+        name: "closed-objects-opened",
+        rewrite: |m| {
+            if m.get("additionalProperties") == Some(&Value::Bool(false)) {
+                m.remove("additionalProperties");
+            }
+        },
+        boolean: keep,
+    };
+    let found = deviations(&mutant);
+    let hit = found.iter().find(|(id, _)| id.ends_with("::false-positions")).expect("caught on false-positions");
+    assert_deviation(&hit.1, &[Direction::Widening], true, false, "false", "/additionalProperties");
+}

@@ -8,6 +8,7 @@
 //!
 //! - [`vocabulary`]: the draft 2020-12 keywords and the shape of their values.
 //! - [`walk`]: the walker over schema positions.
+//! - [`equality`]: JSON equality as JSON Schema reads it (`1` equals `1.0`).
 //! - [`form`]: value forms, by which a disposition row may refine itself.
 //! - [`model`]: the [`Translator`](model::Translator) trait and its outcome.
 //! - [`codec`]: instance mappings for projections that change instance shape on purpose.
@@ -17,6 +18,7 @@
 
 pub mod builtin;
 pub mod codec;
+pub mod equality;
 pub mod form;
 pub mod locate;
 pub mod model;

@@ -292,12 +292,7 @@ fn accepted_types(schema: &Value) -> u8 {
 
 /// JSON equality as draft 2020-12 reads it (numbers compare by value: `1 == 1.0`).
 pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w))),
-        _ => a == b,
-    }
+    crate::equality::json_eq(a, b)
 }
 
 /// The values a branch pins property `name` to, when it requires the property and gives it a

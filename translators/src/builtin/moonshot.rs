@@ -531,7 +531,7 @@ impl Normalizer {
                 }
                 "enum" => {
                     let other = theirs.as_array().cloned().unwrap_or_default();
-                    let common: Vec<Value> = ours.as_array().into_iter().flatten().filter(|v| other.contains(v)).cloned().collect();
+                    let common: Vec<Value> = ours.as_array().into_iter().flatten().filter(|v| crate::equality::contains(&other, v)).cloned().collect();
                     if common.is_empty() {
                         return Vec::new();
                     }
@@ -779,7 +779,7 @@ fn provably_disjoint(branches: &[Value]) -> bool {
             let required = m.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == key));
             let Some(tag) = m.get("properties").and_then(|p| p.get(key)).and_then(Value::as_object) else { return false };
             let Some(values) = super::schema_algebra::enum_values(tag) else { return false };
-            let fresh = values.iter().all(|v| !seen.contains(v));
+            let fresh = values.iter().all(|v| !crate::equality::contains(&seen, v));
             seen.extend(values);
             required && fresh
         })

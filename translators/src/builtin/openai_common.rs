@@ -14,24 +14,7 @@ use serde_json::Value;
 
 use crate::walk;
 
-/// JSON Schema equality (`const`, `enum`, `uniqueItems`): numbers compare by value, so `1` and
-/// `1.0` are equal, and objects compare regardless of key order.
-#[must_use]
-pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (as_i128(x), as_i128(y)) {
-            (Some(x), Some(y)) => x == y,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w))),
-        _ => a == b,
-    }
-}
-
-fn as_i128(n: &serde_json::Number) -> Option<i128> {
-    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
-}
+pub(crate) use crate::equality::json_eq;
 
 /// Whether a number is an integer in the JSON Schema sense (`1.0` is).
 #[must_use]

@@ -276,8 +276,8 @@ pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<Strin
         }
     }
     match (enum_values(a), enum_values(b)) {
-        (Some(mine), Some(theirs)) if mine != theirs => {
-            let common: Vec<Value> = mine.into_iter().filter(|v| theirs.contains(v)).collect();
+        (Some(mine), Some(theirs)) if !crate::equality::json_eq(&Value::Array(mine.clone()), &Value::Array(theirs.clone())) => {
+            let common: Vec<Value> = mine.into_iter().filter(|v| crate::equality::contains(&theirs, v)).collect();
             if common.is_empty() {
                 unsatisfiable = true;
             } else {
