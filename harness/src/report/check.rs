@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::anchor;
 use crate::corpus::{Case, Instance, Origin};
-use crate::oracle::{self, Env, FailureKind, Verdict, Witness};
+use crate::oracle::{self, Attribution, Env, FailureKind, Verdict, Witness};
 use crate::project::Project;
 use crate::table::{self, Direction, Disposition, Row, Table, TableError};
 
@@ -219,11 +219,22 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
     let witnesses = |ws: &[Witness]| -> Vec<CheckWitness> {
         ws.iter()
             .map(|w| {
-                let responsible: BTreeSet<String> = present
-                    .iter()
-                    .filter(|(_, r)| approximated(w.direction)(r) || r.known_violation.as_ref().is_some_and(|k| k.direction == w.direction))
-                    .map(|(_, r)| anchor::citation(&name, &r.id.keyword, r.id.refinement.as_deref()))
-                    .collect();
+                // The rows the oracle attributed the witness to, where it acts; when several rows
+                // only explain it together, every row of that direction present.
+                let cite = |r: &Row| anchor::citation(&name, &r.id.keyword, r.id.refinement.as_deref());
+                let by_id = |id: &String| present.iter().map(|(_, r)| *r).chain(table.rows()).find(|r| r.id.to_string() == *id).map(cite);
+                let responsible: BTreeSet<String> = match &w.attribution {
+                    Attribution::Declared(rows) | Attribution::Marked(rows) if !rows.is_empty() => rows.iter().filter_map(by_id).collect(),
+                    Attribution::Unexplained(culprits) => culprits
+                        .iter()
+                        .filter_map(|c| present.iter().find(|(p, r)| *p == c.node && r.id.keyword == c.keyword).map(|(_, r)| cite(r)))
+                        .collect(),
+                    _ => present
+                        .iter()
+                        .filter(|(_, r)| approximated(w.direction)(r) || r.known_violation.as_ref().is_some_and(|k| k.direction == w.direction))
+                        .map(|(_, r)| cite(r))
+                        .collect(),
+                };
                 CheckWitness {
                     direction: w.direction.name().to_owned(),
                     instance: w.instance.clone(),

@@ -12,7 +12,7 @@
 //!   the fewest other rows, then the shortest instance, then the first case: deterministic
 //!   (`explained_by` says how many rows explain it on their own).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
