@@ -43,6 +43,10 @@ pub struct Env {
     pub remotes: Option<PathBuf>,
     /// Witness generation: seed, draws, scope, and the source draws shared across translators.
     pub witness: witness::Settings,
+    /// Name, for each witness the table explains, the rows that explain it on their own (one
+    /// bound compiled per row): what reports, `check` and `explain` show. A test run needs only
+    /// the verdict, so it is off by default.
+    pub name_rows: bool,
 }
 
 /// Build a draft 2020-12 validator offline, after meta-validation.
@@ -447,7 +451,7 @@ fn differential(
         };
     }
     // Which rows explain each explained witness on their own (what the reports show per row).
-    for w in &mut witnesses {
+    for w in witnesses.iter_mut().filter(|_| env.name_rows) {
         if let Attribution::Declared(rows) = &mut w.attribution {
             *rows = bounds.rows_explaining(w.direction, &w.instance).iter().map(ToString::to_string).collect();
         }

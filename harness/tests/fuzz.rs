@@ -348,7 +348,7 @@ fn fuzz(schemas: u32, command: &str) {
     let seed = settings.seed.unwrap_or_else(|| witness::case_seed("fuzz"));
     let subjects = subjects();
     assert!(!subjects.is_empty(), "builtin::all() lists translators");
-    let env = Env { remotes: None, witness: Settings::fixed(None, 0) };
+    let env = Env { remotes: None, witness: Settings::fixed(None, 0), name_rows: false };
     let config = Config { cases: schemas, max_shrink_iters: 1024, failure_persistence: None, ..Config::default() };
     let mut runner = TestRunner::new_with_rng(config, witness::rng(seed, "fuzz"));
     // A hang is reported as drawn: shrinking it would cost a timeout per step.
@@ -415,7 +415,7 @@ fn a_panicking_translator_is_caught_and_its_schema_shown() {
         }
     }
     let subject = Subject { translator: Arc::new(Fragile), grammar: None };
-    let env = Env { remotes: None, witness: Settings::fixed(None, 0) };
+    let env = Env { remotes: None, witness: Settings::fixed(None, 0), name_rows: false };
     let message = problem(&subject, &json!({"type": "object", "properties": {"s": {"maxLength": 3}}}), true, &env).expect("caught");
     assert!(message.contains("`fragile` panicked: fragile translator met maxLength"), "{message}");
     assert_eq!(problem(&subject, &json!({"type": "object"}), true, &env), None);

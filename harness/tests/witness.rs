@@ -66,7 +66,7 @@ fn case(name: &str, schema: Value, instances: &[(Value, bool)]) -> Case {
 }
 
 fn env(settings: Settings) -> Env {
-    Env { remotes: None, witness: settings }
+    Env { remotes: None, witness: settings, name_rows: false }
 }
 
 /// The oracle's verdict on `case` for `mutant`: passing without generation (the hand-written
@@ -246,7 +246,7 @@ fn equivalent_rewrites_pass_every_own_case_with_generation() {
     let table = identity_table();
     let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
     let settings = Settings::fixed(None, witness::DEFAULT_DRAWS);
-    let env = Env { remotes: loaded.env.remotes.clone(), witness: settings };
+    let env = Env { remotes: loaded.env.remotes.clone(), witness: settings, name_rows: false };
     let own: Vec<&Arc<Case>> = loaded.cases.iter().filter(|c| c.origin == Origin::Own).collect();
     assert!(!own.is_empty());
     for case in own {

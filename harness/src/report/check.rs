@@ -160,6 +160,7 @@ pub fn load_tables(project: &Project) -> Vec<(String, Option<Table>, Vec<TableEr
 /// # Errors
 /// When the schema is not a valid draft 2020-12 schema that compiles offline, naming `file`.
 pub fn check(file: &str, schema: &Value, targets: &[Target<'_>], instances: Vec<Value>, env: &Env) -> Result<CheckReport, String> {
+    let env = &Env { name_rows: true, ..env.clone() };
     let source = oracle::compile(schema, env, true).map_err(|e| format!("{file}: {e}"))?;
     let instances: Vec<Instance> = instances
         .into_iter()

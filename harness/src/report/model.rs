@@ -228,6 +228,7 @@ pub fn rows_used(table: &Table, schema: &Value) -> BTreeSet<RowKey> {
 /// Run the oracle for one translator over `cases`.
 #[must_use]
 pub fn run_translator(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], env: &Env, progress: &Progress) -> Vec<CaseRun> {
+    let env = &Env { name_rows: true, ..env.clone() };
     cases
         .iter()
         .map(|case| {
