@@ -7,6 +7,7 @@
 //! and in draft 2020-12, and acceptance that differs from the source only in the directions the
 //! rows present allow, shown by witness instances.
 //!
+//! - [`budget`]: the named limits on input size and on what the generators build.
 //! - [`table`]: loading and linting tables; row lookup.
 //! - [`corpus`]: own cases and the JSON-Schema-Test-Suite.
 //! - [`oracle`]: the per-trial check.
@@ -22,6 +23,7 @@
 //!
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
+pub mod budget;
 pub mod codec;
 pub mod corpus;
 pub mod dialect;
