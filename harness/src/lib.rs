@@ -8,6 +8,7 @@
 //! rows present allow, shown by witness instances.
 //!
 //! - [`budget`]: the named limits on input size and on what the generators build.
+//! - [`json`]: reading JSON strictly (duplicate keys and lossy integers are errors).
 //! - [`table`]: loading and linting tables; row lookup.
 //! - [`corpus`]: own cases and the JSON-Schema-Test-Suite.
 //! - [`oracle`]: the per-trial check.
@@ -28,6 +29,7 @@ pub mod codec;
 pub mod corpus;
 pub mod dialect;
 pub mod external;
+pub mod json;
 pub mod oracle;
 pub mod project;
 pub mod recursion;
