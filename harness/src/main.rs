@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use schema_fidelity::oracle::Env;
+use schema_fidelity::{budget, json};
 use schema_fidelity::project::Project;
 use schema_fidelity::report::{self, candidates, check, explain, scaffold};
 use schema_fidelity::table;
@@ -270,8 +271,9 @@ fn check_command(args: &[String]) -> Result<bool, String> {
         }
     }
     let file = file.ok_or("check needs a schema file: schema-fidelity check SCHEMA.json")?;
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: cannot read: {e}"))?;
-    let schema: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{file}:{}:{}: not valid JSON: {e}", e.line(), e.column()))?;
+    let budgets = budget::Budgets::from_env()?;
+    let text = budget::read_text(std::path::Path::new(&file), &budgets).map_err(|e| format!("{file}: {e}"))?;
+    let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
 
     let project = project()?;
     let tables = check::load_tables(&project);
@@ -299,7 +301,7 @@ fn check_command(args: &[String]) -> Result<bool, String> {
         }
     }
     let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
-    let report = check::check(&file, &schema, &targets, candidates::candidate_instances(&schema), &Env::default())?;
+    let report = check::check(&file, &schema, &targets, &candidates::candidate_instances, &Env::default(), &budgets)?;
     if json {
         let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
         println!("{out}");
