@@ -300,3 +300,29 @@ fn report_writes_then_check_shows_a_changed_disposition_as_a_diff() {
     assert!(stale.stdout.contains("+| `pattern` | [✓](anthropic.md#pattern) | [+](identity.md#pattern) |"), "{}", stale.all());
     assert!(stale.stderr.is_empty() || !stale.stderr.contains('\r'), "no progress when stderr is not a terminal: {:?}", stale.stderr);
 }
+
+#[test]
+fn report_keeps_files_it_did_not_write_removes_its_own_stale_pages_and_refuses_a_linked_reports_dir() {
+    let s = Scratch::new("report-foreign");
+    assert_eq!(s.run(&["report"]).code, 0);
+    s.write("reports/NOTES.md", "kept by people");
+    // A translator removed: its page goes, the notes stay.
+    std::fs::remove_file(s.0.join("dispositions/anthropic.yaml")).expect("remove table");
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("reports/anthropic.md (removed)"), "{}", out.all());
+    assert!(!s.0.join("reports/anthropic.md").exists());
+    assert_eq!(std::fs::read_to_string(s.0.join("reports/NOTES.md")).ok().as_deref(), Some("kept by people"));
+    assert!(!s.0.join(".reports.new").exists() && !s.0.join(".reports.old").exists());
+
+    // reports/ as a link to another folder: refused, and nothing there is written or removed.
+    let elsewhere = s.0.join("elsewhere");
+    std::fs::rename(s.0.join("reports"), &elsewhere).expect("move");
+    std::os::unix::fs::symlink(&elsewhere, s.0.join("reports")).expect("symlink");
+    s.write("elsewhere/identity.md", "someone else's");
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("is a symbolic link"), "{}", out.all());
+    assert_eq!(std::fs::read_to_string(elsewhere.join("identity.md")).ok().as_deref(), Some("someone else's"));
+    assert!(elsewhere.join("NOTES.md").exists());
+}
