@@ -170,6 +170,10 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
         if c.name.contains("::") || c.name.trim().is_empty() {
             return Err(fail(line, format!("case name `{}` must be non-empty and may not contain `::`", c.name)));
         }
+        // A case name becomes a trial name, printed raw by the test runner: no escape sequences.
+        if c.name.chars().any(char::is_control) {
+            return Err(fail(line, format!("case name {} may not contain control characters", Value::from(c.name.as_str()))));
+        }
         if c.instances.is_empty() {
             return Err(fail(line, format!("case `{}` has no instances", c.name)));
         }

@@ -9,6 +9,7 @@
 //!
 //! - [`budget`]: the named limits on input size and on what the generators build.
 //! - [`json`]: reading JSON strictly (duplicate keys and lossy integers are errors).
+//! - [`terminal`]: text from outside, made safe to print.
 //! - [`table`]: loading and linting tables; row lookup.
 //! - [`corpus`]: own cases and the JSON-Schema-Test-Suite.
 //! - [`oracle`]: the per-trial check.
@@ -36,6 +37,7 @@ pub mod recursion;
 pub mod report;
 pub mod retrieve;
 pub mod table;
+pub mod terminal;
 pub mod trials;
 pub mod witness;
 pub mod yaml;

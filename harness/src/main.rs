@@ -12,6 +12,22 @@
 //! Exit status: 0 when all is well, 1 for findings (failing trials, lint problems, a lossy or
 //! silent translator in `check`, stale reports), 2 for usage and input errors.
 
+// Everything this binary prints may carry text from outside (case names, schema keys, table
+// notes, an adapter's stderr), so the printing macros are shadowed here by ones that pass the text
+// through `terminal::sanitize`: an escape sequence is shown, never sent to the terminal. Output
+// that must stay byte-exact (the JSON of `check --format json`) uses `std::println!` with
+// `terminal::sanitize_json` explicitly.
+macro_rules! println {
+    () => { std::println!() };
+    ($($arg:tt)*) => { std::println!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+}
+macro_rules! print {
+    ($($arg:tt)*) => { std::print!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+}
+macro_rules! eprintln {
+    ($($arg:tt)*) => { std::eprintln!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+}
+
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -304,7 +320,7 @@ fn check_command(args: &[String]) -> Result<bool, String> {
     let report = check::check(&file, &schema, &targets, &candidates::candidate_instances, &Env::default(), &budgets)?;
     if json {
         let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
-        println!("{out}");
+        std::println!("{}", schema_fidelity::terminal::sanitize_json(&out));
     } else {
         print!("{}", check::render_text(&report));
     }

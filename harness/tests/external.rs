@@ -391,3 +391,11 @@ fn a_hung_adapter_is_given_up_after_two_timeouts_in_a_row() {
     let Outcome::Faulted(f) = faulty.translate(&case("ok-after", None).schema) else { panic!("given up") };
     assert!(f.message.contains("gave up for this run"), "{}", f.message);
 }
+
+#[test]
+fn an_adapters_escape_sequences_are_shown_not_sent() {
+    let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    let Outcome::Faulted(fault) = faulty.translate(&case("escapes", Some("escapes")).schema) else { panic!("a crash faults") };
+    assert!(fault.message.contains("faulty: \\x1b[2J\\x1b]0;pwned\\x07 cleared the screen"), "{}", fault.message);
+    assert!(!fault.message.chars().any(|c| c.is_control() && c != '\n'), "{:?}", fault.message);
+}

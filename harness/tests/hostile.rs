@@ -329,3 +329,49 @@ fn references_that_leave_the_document_are_refused_not_fetched() {
         assert!(out.elapsed < Duration::from_secs(30), "{name}: no network wait: {}", out.all());
     }
 }
+
+// ---- terminal escapes ---------------------------------------------------------------------------
+
+/// Whether `text` holds a character that would act on a terminal (other than newline and tab).
+fn has_raw_escapes(text: &str) -> bool {
+    text.chars().any(|c| (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+}
+
+#[test]
+fn escape_sequences_in_a_schema_are_shown_not_sent() {
+    let dir = Scratch::new("escapes");
+    // A property name that clears the screen (shown in the row's pointer: openai-strict widens
+    // `minLength`), a C1 control sequence and a right-to-left override in a description.
+    let name = "\u{1b}[2Jname";
+    let schema = json!({
+        "type": "object",
+        "properties": {name: {"type": "string", "minLength": 2, "description": "safe \u{9b}31m \u{202e}txt.exe"}},
+        "required": [name]
+    });
+    let file = dir.write("tool.json", &schema.to_string());
+    for format in ["text", "json"] {
+        let out = check(&file, &["-t", "openai-strict", "--format", format], &[]);
+        out.assert_answered();
+        assert!(!has_raw_escapes(&out.stdout) && !has_raw_escapes(&out.stderr), "{format}: {:?}", out.stdout);
+        if format == "text" {
+            assert!(out.stdout.contains("row openai-strict/minLength at `/properties/\\x1b[2Jname`"), "{}", out.all());
+        } else {
+            // Still JSON, with the same data.
+            let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+            let rows = v["translators"][0]["rows"].as_array().expect("rows");
+            assert!(rows.iter().any(|r| r["pointer"] == format!("/properties/{name}")), "{v}");
+        }
+    }
+}
+
+#[test]
+fn a_case_name_with_control_characters_is_a_corpus_error() {
+    let project = Scratch::new("case-name");
+    std::fs::create_dir_all(project.0.join("dispositions")).expect("dir");
+    std::fs::copy(repo().join("dispositions/identity.yaml"), project.0.join("dispositions/identity.yaml")).expect("copy table");
+    project.write("corpus/names.yaml", "cases:\n  - name: \"clear\\e[2J\"\n    description: d\n    schema: { type: object }\n    instances: [{ data: {}, valid: true }]\n");
+    let out = run(&project.0, &["lint"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.all());
+    assert!(out.stdout.contains("corpus/names.yaml:2: case name \"clear\\u001b[2J\" may not contain control characters"), "{}", out.all());
+    assert!(!has_raw_escapes(&out.stdout), "{:?}", out.stdout);
+}

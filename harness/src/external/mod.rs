@@ -250,7 +250,7 @@ impl Adapter {
                 self.spec.label(),
                 running.started.name,
                 running.started.version,
-                running.started.translators.join(", ")
+                crate::terminal::sanitize(&running.started.translators.join(", "))
             ));
         }
         let id = running.next_id;
@@ -306,15 +306,20 @@ impl Adapter {
         if answer.id != id {
             return Err(Breakage::WrongId { id, got: answer.id });
         }
+        // What the adapter says is shown on a terminal in trial failures: sanitized here, where
+        // it enters (the refusal's keyword and pointer stay exact: the oracle matches them).
         Ok(match answer.body {
             AnswerBody::Projection(p) => Outcome::Projected(p),
-            AnswerBody::Refusal(r) => Outcome::Refused(r),
+            AnswerBody::Refusal(mut r) => {
+                r.message = crate::terminal::sanitize(&r.message);
+                Outcome::Refused(r)
+            }
             AnswerBody::Error(e) => faulted(format!(
                 "{} ({} {}): the translator failed on request {id} (not a refusal): {}\n{}",
                 self.spec.label(),
                 running.started.name,
                 running.started.version,
-                e.message,
+                crate::terminal::sanitize(&e.message),
                 running.process.stderr_tail()
             )),
         })
@@ -393,13 +398,17 @@ impl Adapter {
             }
         };
         match protocol::parse_response(&line, self.config.strict) {
-            Ok(Response::Started { started }) if started.protocol == protocol::VERSION => Ok(Running { process, started, next_id: 1, hangs: 0 }),
+            Ok(Response::Started { mut started }) if started.protocol == protocol::VERSION => {
+                started.name = crate::terminal::sanitize(&started.name);
+                started.version = crate::terminal::sanitize(&started.version);
+                Ok(Running { process, started, next_id: 1, hangs: 0 })
+            }
             Ok(Response::Started { started }) => {
                 Err(fail(process, format!("it speaks protocol {}, the harness speaks {}", started.protocol, protocol::VERSION)))
             }
             Ok(Response::Unavailable { unavailable }) => {
                 drop(process);
-                Err(StartError::Unavailable(format!("{label}: {}; {}", unavailable.reason, self.spec.install_hint())))
+                Err(StartError::Unavailable(format!("{label}: {}; {}", crate::terminal::sanitize(&unavailable.reason), self.spec.install_hint())))
             }
             Ok(Response::Answer(_)) => Err(fail(process, "it answered the start request with a translation".to_owned())),
             Err(e) => Err(fail(process, e.to_string())),

@@ -63,7 +63,8 @@ pub struct StderrTail {
 impl StderrTail {
     /// Record a line of which `start` was kept out of `length` bytes.
     fn push(&mut self, start: &[u8], length: usize) {
-        let mut text = String::from_utf8_lossy(start).into_owned();
+        // Shown in fault messages on a terminal: an adapter's escape sequences are shown, not sent.
+        let mut text = crate::terminal::sanitize(&String::from_utf8_lossy(start));
         if start.len() < length {
             text.push_str(&format!("... ({length} bytes)"));
         }
