@@ -78,6 +78,12 @@ const ANY_NESTING: usize = 3;
 /// How often a reference cycle is unrolled before it is cut.
 const MAX_UNROLL: usize = 2;
 
+/// The largest count written to `minItems`/`maxItems` (int64 decimal strings, which the grammar
+/// reads as at most 18 digits). A bound above it is written as it: no array has 10^18 items, so
+/// both accept the same instances (a source `minItems: 18446744073709551615`, beyond int64, was
+/// written as is and broke the proto).
+const MAX_COUNT: u64 = 999_999_999_999_999_999;
+
 /// The most branches one disjunction may hold before the projection is refused as too large.
 const MAX_BRANCHES: usize = 256;
 
@@ -691,10 +697,10 @@ impl Build<'_> {
                 };
                 m.insert("items".to_owned(), items);
                 if let Some(n) = b.min_items {
-                    m.insert("minItems".to_owned(), Value::from(n.to_string()));
+                    m.insert("minItems".to_owned(), Value::from(n.min(MAX_COUNT).to_string()));
                 }
                 if let Some(n) = b.max_items {
-                    m.insert("maxItems".to_owned(), Value::from(n.to_string()));
+                    m.insert("maxItems".to_owned(), Value::from(n.min(MAX_COUNT).to_string()));
                 }
             }
             Ty::Object => {
@@ -845,6 +851,15 @@ mod tests {
         let out = project(object(json!({"enum": values})));
         assert_eq!(out["properties"]["p"]["enum"].as_array().map(Vec::len), Some(100_000));
         assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn counts_beyond_what_the_proto_writes_are_written_as_its_largest() {
+        let out = project(object(json!({"type": "array", "items": {"type": "integer"}, "minItems": u64::MAX, "maxItems": u64::MAX})));
+        assert_eq!(out["properties"]["p"]["minItems"], json!("999999999999999999"));
+        assert_eq!(out["properties"]["p"]["maxItems"], json!("999999999999999999"));
+        let out = project(object(json!({"type": "array", "items": {"type": "integer"}, "maxItems": 3})));
+        assert_eq!(out["properties"]["p"]["maxItems"], json!("3"));
     }
 
     #[test]
