@@ -202,6 +202,31 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
     Ok(cases)
 }
 
+/// What every trial of an own case checks before its translator runs: the schema compiles here
+/// (meta-valid draft 2020-12, offline), and each instance has the validity the case claims. For
+/// `lint`, so that a broken case is found before a run fails it once per translator.
+///
+/// # Errors
+/// The first problem, with the case's file and line.
+pub fn check_case(case: &Case, env: &crate::oracle::Env) -> Result<(), CorpusError> {
+    let fail = |message: String| CorpusError { id: case.id.clone(), file: case.file.clone(), line: case.line, message };
+    let name = case.id.rsplit_once("::").map_or(case.id.as_str(), |(_, n)| n);
+    let source = crate::oracle::compile(&case.schema, env, case.assert_formats).map_err(|e| fail(format!("case `{name}`: the schema {e}")))?;
+    for instance in &case.instances {
+        let accepted = source.is_valid(&instance.data);
+        if accepted != instance.valid {
+            return Err(fail(format!(
+                "case `{name}`: instance `{}` ({}) is claimed {} but the schema {} it",
+                instance.description,
+                instance.data,
+                if instance.valid { "valid" } else { "invalid" },
+                if accepted { "accepts" } else { "rejects" }
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Shape JSON input like YAML input: the same structs, without spans (lines are unknown).
 fn from_json_value(raw: Value) -> Result<OwnFile, serde_json::Error> {
     #[derive(Deserialize)]
