@@ -222,6 +222,10 @@ fn same_but_strings(a: &Branch, b: &Branch) -> bool {
         && a.strings.is_some() == b.strings.is_some()
 }
 
+/// What `same_but_strings` compares of a STRING branch, but its `default`: `date_time`, `title`,
+/// `notes` and whether it has an `enum`.
+type StringClass = (bool, Option<String>, Vec<String>, bool);
+
 /// Drop duplicate branches and unite string branches that differ only in their `enum`.
 ///
 /// An `enum` of n values arrives here as n branches, so nothing is searched pairwise: branches
@@ -231,7 +235,7 @@ fn simplify(branches: Disj) -> Disj {
     let mut out: Disj = Vec::with_capacity(branches.len());
     // STRING branches: each class of `same_but_strings` has at most one branch in `out` (a later
     // one unites into it), found by its key; an exact duplicate of it unites to no change.
-    let mut classes: HashMap<(bool, Option<String>, Vec<String>, bool), Vec<usize>> = HashMap::new();
+    let mut classes: HashMap<StringClass, Vec<usize>> = HashMap::new();
     let mut united: HashMap<usize, HashSet<String>> = HashMap::new();
     // Other branches: exact duplicates, bucketed by the fields equality compares most cheaply.
     let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
