@@ -145,11 +145,13 @@ pub fn own_files(project_root: &Path) -> Vec<(String, PathBuf)> {
 /// case is malformed (duplicated name, no instances).
 pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusError> {
     let fail = |line: Option<u64>, message: String| CorpusError { id: id_prefix.to_owned(), file: path.to_owned(), line, message };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(None, format!("cannot read: {e}")))?;
+    let budgets = crate::budget::Budgets::from_env().map_err(|e| fail(None, e))?;
+    let text = crate::budget::read_text(path, &budgets).map_err(|e| fail(None, e))?;
     let is_json = path.extension().is_some_and(|e| e == "json");
     let file: OwnFile = if is_json {
-        // JSON files carry no per-case line; serde_json's recursion limit bounds nesting.
-        let raw: Value = serde_json::from_str(&text).map_err(|e| fail(Some(e.line() as u64), format!("not valid JSON: {e}")))?;
+        // JSON files carry no per-case line; the reader bounds nesting and rejects duplicate keys
+        // and integers it would round, as it does for `check`.
+        let raw: Value = crate::json::parse(&text).map_err(|e| fail(Some(e.line as u64), format!("column {}: {}", e.column, e.message)))?;
         from_json_value(raw).map_err(|e| fail(None, format!("not a corpus file: {e}")))?
     } else {
         crate::yaml::from_str(&text).map_err(|e| {
@@ -168,9 +170,16 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
         if c.name.contains("::") || c.name.trim().is_empty() {
             return Err(fail(line, format!("case name `{}` must be non-empty and may not contain `::`", c.name)));
         }
+        // A case name becomes a trial name, printed raw by the test runner: no escape sequences.
+        if c.name.chars().any(char::is_control) {
+            return Err(fail(line, format!("case name {} may not contain control characters", Value::from(c.name.as_str()))));
+        }
         if c.instances.is_empty() {
             return Err(fail(line, format!("case `{}` has no instances", c.name)));
         }
+        // Before any trial runs it: an enum of 100,000 values or a `$ref` chain thousands long
+        // would cost every translator minutes (or overflow a stack) instead of one clear error.
+        crate::budget::check_schema(&c.schema, &budgets).map_err(|e| fail(line, format!("case `{}`: {e}", c.name)))?;
         let mut issues = file.issues.clone();
         issues.extend(c.issues);
         cases.push(Case {
@@ -191,6 +200,31 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
         });
     }
     Ok(cases)
+}
+
+/// What every trial of an own case checks before its translator runs: the schema compiles here
+/// (meta-valid draft 2020-12, offline), and each instance has the validity the case claims. For
+/// `lint`, so that a broken case is found before a run fails it once per translator.
+///
+/// # Errors
+/// The first problem, with the case's file and line.
+pub fn check_case(case: &Case, env: &crate::oracle::Env) -> Result<(), CorpusError> {
+    let fail = |message: String| CorpusError { id: case.id.clone(), file: case.file.clone(), line: case.line, message };
+    let name = case.id.rsplit_once("::").map_or(case.id.as_str(), |(_, n)| n);
+    let source = crate::oracle::compile(&case.schema, env, case.assert_formats).map_err(|e| fail(format!("case `{name}`: the schema {e}")))?;
+    for instance in &case.instances {
+        let accepted = source.is_valid(&instance.data);
+        if accepted != instance.valid {
+            return Err(fail(format!(
+                "case `{name}`: instance `{}` ({}) is claimed {} but the schema {} it",
+                instance.description,
+                instance.data,
+                if instance.valid { "valid" } else { "invalid" },
+                if accepted { "accepts" } else { "rejects" }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Shape JSON input like YAML input: the same structs, without spans (lines are unknown).

@@ -7,6 +7,9 @@
 //! and in draft 2020-12, and acceptance that differs from the source only in the directions the
 //! rows present allow, shown by witness instances.
 //!
+//! - [`budget`]: the named limits on input size and on what the generators build.
+//! - [`json`]: reading JSON strictly (duplicate keys and lossy integers are errors).
+//! - [`terminal`]: text from outside, made safe to print.
 //! - [`table`]: loading and linting tables; row lookup.
 //! - [`corpus`]: own cases and the JSON-Schema-Test-Suite.
 //! - [`oracle`]: the per-trial check.
@@ -23,16 +26,19 @@
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
 pub mod attribution;
+pub mod budget;
 pub mod codec;
 pub mod corpus;
 pub mod dialect;
 pub mod external;
+pub mod json;
 pub mod oracle;
 pub mod project;
 pub mod recursion;
 pub mod report;
 pub mod retrieve;
 pub mod table;
+pub mod terminal;
 pub mod trials;
 pub mod witness;
 pub mod yaml;

@@ -12,11 +12,28 @@
 //! Exit status: 0 when all is well, 1 for findings (failing trials, lint problems, a lossy or
 //! silent translator in `check`, stale reports), 2 for usage and input errors.
 
+// Everything this binary prints may carry text from outside (case names, schema keys, table
+// notes, an adapter's stderr), so the printing macros are shadowed here by ones that pass the text
+// through `terminal::sanitize`: an escape sequence is shown, never sent to the terminal. Output
+// that must stay byte-exact (the JSON of `check --format json`) uses `std::println!` with
+// `terminal::sanitize_json` explicitly.
+macro_rules! println {
+    () => { std::println!() };
+    ($($arg:tt)*) => { std::println!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+}
+macro_rules! print {
+    ($($arg:tt)*) => { std::print!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+}
+macro_rules! eprintln {
+    ($($arg:tt)*) => { std::eprintln!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+}
+
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use schema_fidelity::oracle::Env;
+use schema_fidelity::{budget, json};
 use schema_fidelity::project::Project;
 use schema_fidelity::report::{self, candidates, check, explain, scaffold};
 use schema_fidelity::table;
@@ -140,6 +157,7 @@ fn run(args: &[String]) -> Result<bool, String> {
     let progress = report::progress::Progress::on_terminal("running the contract: tables done", selected.len());
     let mut lines = Vec::new();
     let mut failures = Vec::new();
+    let mut not_started: Vec<&str> = Vec::new();
     for (name, table, errors) in selected {
         for e in errors {
             failures.push(format!("{name}::lint\n{e}"));
@@ -151,6 +169,7 @@ fn run(args: &[String]) -> Result<bool, String> {
         };
         if let Some(reason) = translator.unavailable() {
             lines.push(format!("{name:<20} skipped: {reason}"));
+            not_started.push(name.as_str());
             progress.tick();
             continue;
         }
@@ -182,6 +201,12 @@ fn run(args: &[String]) -> Result<bool, String> {
         for f in &failures {
             println!("\n--- {f}");
         }
+    }
+    // The contract was not run for these: not a success, even if all else passed. (`cargo test`
+    // reports their trials as skipped instead; `--translator` selects the ones that can run.)
+    if !not_started.is_empty() {
+        ok = false;
+        println!("\n{} translator(s) could not be started, so their contract was not run: {}", not_started.len(), not_started.join(", "));
     }
     Ok(ok)
 }
@@ -270,8 +295,9 @@ fn check_command(args: &[String]) -> Result<bool, String> {
         }
     }
     let file = file.ok_or("check needs a schema file: schema-fidelity check SCHEMA.json")?;
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: cannot read: {e}"))?;
-    let schema: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{file}:{}:{}: not valid JSON: {e}", e.line(), e.column()))?;
+    let budgets = budget::Budgets::from_env()?;
+    let text = budget::read_text(std::path::Path::new(&file), &budgets).map_err(|e| format!("{file}: {e}"))?;
+    let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
 
     let project = project()?;
     let tables = check::load_tables(&project);
@@ -299,10 +325,10 @@ fn check_command(args: &[String]) -> Result<bool, String> {
         }
     }
     let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
-    let report = check::check(&file, &schema, &targets, candidates::candidate_instances(&schema), &Env::default())?;
+    let report = check::check(&file, &schema, &targets, &candidates::candidate_instances, &Env::default(), &budgets)?;
     if json {
         let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
-        println!("{out}");
+        std::println!("{}", schema_fidelity::terminal::sanitize_json(&out));
     } else {
         print!("{}", check::render_text(&report));
     }
@@ -314,9 +340,26 @@ fn lint(args: &[String]) -> Result<bool, String> {
         return Err(format!("lint: unexpected argument `{extra}`"));
     }
     let loaded = trials::load(project()?, &Selection::All);
+    let budgets = budget::Budgets::from_env()?;
     let mut problems = 0;
-    for (_, _, errors) in &loaded.tables {
+    for (name, table, errors) in &loaded.tables {
         for e in errors {
+            println!("{e}");
+            problems += 1;
+        }
+        // What `run` would trip over: a grammar that does not compile, a `run:` program that
+        // cannot start, a name the reports take.
+        let runnable = match table {
+            Some(table) => {
+                let text = budget::read_text(&loaded.project.root.join(&table.file), &budgets).unwrap_or_default();
+                table::lint_runnable(table, &text, &loaded.project.root, report::RESERVED_NAMES)
+            }
+            None if report::RESERVED_NAMES.contains(&name.as_str()) => {
+                vec![table::TableError { file: format!("dispositions/{name}.yaml").into(), line: None, message: format!("`{name}` is a name the reports use for themselves; rename the translator") }]
+            }
+            None => Vec::new(),
+        };
+        for e in runnable {
             println!("{e}");
             problems += 1;
         }
@@ -324,6 +367,14 @@ fn lint(args: &[String]) -> Result<bool, String> {
     for e in &loaded.corpus_errors {
         println!("{e}");
         problems += 1;
+    }
+    // What every trial of an own case checks first: the schema compiles, the instances have the
+    // validity they claim.
+    for case in loaded.cases.iter().filter(|c| c.origin == schema_fidelity::corpus::Origin::Own) {
+        if let Err(e) = schema_fidelity::corpus::check_case(case, &loaded.env) {
+            println!("{e}");
+            problems += 1;
+        }
     }
     println!("{} table(s), {} case(s), {problems} problem(s)", loaded.tables.len(), loaded.cases.len());
     Ok(problems == 0)

@@ -686,3 +686,79 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     }
     prev[b.len()]
 }
+
+// ---- what `run` needs from a loaded table (issue 17) ---------------------------------------------
+
+/// What `run`, `report` and `check` would trip over in a table that loads: a `grammar:` that does
+/// not compile (every trial would fail on it), a `run:` program that is missing or not
+/// executable, or a script it names that does not exist (the translator cannot start), and a
+/// translator name that a report file takes for itself (`reserved`: `matrix`, `index`, `report`).
+/// `text` is the table's YAML (for the line of each key), `root` the project root, from which
+/// `run:` commands start.
+#[must_use]
+pub fn lint_runnable(table: &Table, text: &str, root: &Path, reserved: &[&str]) -> Vec<TableError> {
+    let mut out = Vec::new();
+    let at = |key: &str| top_level_line(text, key);
+    let mut fail = |line: Option<u64>, message: String| out.push(TableError { file: table.file.clone(), line, message });
+    if reserved.contains(&table.translator.as_str()) {
+        fail(
+            at("translator"),
+            format!("`{}` is a name the reports use for themselves (reports/{}.md would be overwritten); rename the translator", table.translator, table.translator),
+        );
+    }
+    if let Some((path, grammar)) = &table.grammar
+        && let Err(e) = jsonschema::draft202012::options().build(grammar)
+    {
+        fail(at("grammar"), format!("the grammar {} does not compile: {e}", path.display()));
+    }
+    if let Some(command) = &table.run {
+        let install = table.install.as_deref().map(|c| format!("; install it with `{c}`")).unwrap_or_default();
+        match command.split_first() {
+            None => fail(at("run"), "`run:` is empty: it needs a program".to_owned()),
+            Some((program, args)) => {
+                if let Err(why) = runnable_program(program, root) {
+                    fail(at("run"), format!("the `run:` program `{program}` {why}{install}"));
+                }
+                // A script the program is given, named by a path: it must exist, or the adapter
+                // cannot start.
+                for arg in args.iter().filter(|a| a.contains('/') && !a.starts_with('-') && !a.contains("://")) {
+                    if !root.join(arg).exists() {
+                        fail(at("run"), format!("the `run:` argument `{arg}` names no file (paths are relative to the project root){install}"));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The 1-based line of the top-level key `key` in YAML `text` (unindented `key:`), if any.
+fn top_level_line(text: &str, key: &str) -> Option<u64> {
+    let plain = format!("{key}:");
+    let quoted = format!("\"{key}\":");
+    text.lines().position(|l| l.starts_with(&plain) || l.starts_with(&quoted)).map(|i| i as u64 + 1)
+}
+
+/// Whether `program` can be started from `root` as the adapter runner starts it: a path (with a
+/// `/`) relative to the project root, or a name found on `PATH`; either way an executable file.
+fn runnable_program(program: &str, root: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let executable = |path: &Path| std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if program.contains('/') {
+        let path = root.join(program);
+        return match std::fs::metadata(&path) {
+            Err(_) => Err("does not exist (paths are relative to the project root)".to_owned()),
+            Ok(_) if !executable(&path) => Err("is not an executable file".to_owned()),
+            Ok(_) => Ok(()),
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found: Vec<PathBuf> = std::env::split_paths(&path).map(|dir| dir.join(program)).filter(|p| p.is_file()).collect();
+    if found.iter().any(|p| executable(p)) {
+        Ok(())
+    } else if found.is_empty() {
+        Err("is not on PATH".to_owned())
+    } else {
+        Err(format!("is on PATH ({}) but not executable", found[0].display()))
+    }
+}

@@ -300,3 +300,86 @@ fn report_writes_then_check_shows_a_changed_disposition_as_a_diff() {
     assert!(stale.stdout.contains("+| `pattern` | [✓](anthropic.md#pattern) | [+](identity.md#pattern) |"), "{}", stale.all());
     assert!(stale.stderr.is_empty() || !stale.stderr.contains('\r'), "no progress when stderr is not a terminal: {:?}", stale.stderr);
 }
+
+#[test]
+fn report_keeps_files_it_did_not_write_removes_its_own_stale_pages_and_refuses_a_linked_reports_dir() {
+    let s = Scratch::new("report-foreign");
+    assert_eq!(s.run(&["report"]).code, 0);
+    s.write("reports/NOTES.md", "kept by people");
+    // A translator removed: its page goes, the notes stay.
+    std::fs::remove_file(s.0.join("dispositions/anthropic.yaml")).expect("remove table");
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("reports/anthropic.md (removed)"), "{}", out.all());
+    assert!(!s.0.join("reports/anthropic.md").exists());
+    assert_eq!(std::fs::read_to_string(s.0.join("reports/NOTES.md")).ok().as_deref(), Some("kept by people"));
+    assert!(!s.0.join(".reports.new").exists() && !s.0.join(".reports.old").exists());
+
+    // reports/ as a link to another folder: refused, and nothing there is written or removed.
+    let elsewhere = s.0.join("elsewhere");
+    std::fs::rename(s.0.join("reports"), &elsewhere).expect("move");
+    std::os::unix::fs::symlink(&elsewhere, s.0.join("reports")).expect("symlink");
+    s.write("elsewhere/identity.md", "someone else's");
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("is a symbolic link"), "{}", out.all());
+    assert_eq!(std::fs::read_to_string(elsewhere.join("identity.md")).ok().as_deref(), Some("someone else's"));
+    assert!(elsewhere.join("NOTES.md").exists());
+}
+
+/// The identity table renamed to `name`, with `extra` appended (a `grammar:`, a `run:`).
+fn identity_as(s: &Scratch, name: &str, extra: &str) -> String {
+    let text = std::fs::read_to_string(s.0.join("dispositions/identity.yaml")).expect("table").replacen("translator: identity", &format!("translator: {name}"), 1) + extra;
+    s.write(&format!("dispositions/{name}.yaml"), &text);
+    text
+}
+
+fn line_of(text: &str, start: &str) -> usize {
+    text.lines().position(|l| l.starts_with(start)).expect("the key") + 1
+}
+
+#[test]
+fn lint_finds_what_run_would_reject_with_file_and_line() {
+    let s = Scratch::new("lint-runnable");
+    std::fs::create_dir_all(s.0.join("dispositions/grammars")).expect("dir");
+    // A grammar that is JSON but does not compile (a pattern that is not a regex).
+    s.write("dispositions/grammars/broken.json", r#"{"properties": {"pattern": {"pattern": "("}}}"#);
+    let grammar = identity_as(&s, "broken-grammar", "grammar: grammars/broken.json\n");
+    // A `run:` program that does not exist, one that is not executable, a script that is missing.
+    let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\n");
+    std::fs::create_dir_all(s.0.join("adapters")).expect("dir");
+    s.write("adapters/plain.sh", "#!/bin/sh\n");
+    let plain = identity_as(&s, "not-executable", "run: [adapters/plain.sh]\n");
+    let script = identity_as(&s, "missing-script", "run: [sh, adapters/gone.sh]\n");
+    // A table named like a report file.
+    let matrix = identity_as(&s, "matrix", "");
+    // Own cases whose claimed validity is wrong, and whose schema does not compile.
+    s.write(
+        "corpus/broken.yaml",
+        "cases:\n  - name: wrong-claim\n    description: d\n    schema: { type: object, required: [a] }\n    instances: [{ data: {}, valid: true }]\n  - name: not-a-schema\n    description: d\n    schema: { type: object, minLength: -1 }\n    instances: [{ data: {}, valid: true }]\n",
+    );
+
+    let out = s.run(&["lint"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    let expect = |fragment: String| assert!(out.stdout.contains(&fragment), "`{fragment}` not in:\n{}", out.all());
+    expect(format!("dispositions/broken-grammar.yaml:{}: the grammar dispositions/grammars/broken.json does not compile", line_of(&grammar, "grammar:")));
+    expect(format!("dispositions/missing-program.yaml:{}: the `run:` program `adapters/nowhere.sh` does not exist (paths are relative to the project root); install it with `make adapters`", line_of(&missing, "run:")));
+    expect(format!("dispositions/not-executable.yaml:{}: the `run:` program `adapters/plain.sh` is not an executable file", line_of(&plain, "run:")));
+    expect(format!("dispositions/missing-script.yaml:{}: the `run:` argument `adapters/gone.sh` names no file", line_of(&script, "run:")));
+    expect(format!("dispositions/matrix.yaml:{}: `matrix` is a name the reports use for themselves", line_of(&matrix, "translator:")));
+    expect("corpus/broken.yaml:2: case `wrong-claim`: instance `instance 0` ({}) is claimed valid but the schema rejects it".to_owned());
+    expect("corpus/broken.yaml:6: case `not-a-schema`: the schema not meta-valid draft 2020-12".to_owned());
+}
+
+#[test]
+fn run_fails_when_a_translator_cannot_start() {
+    let s = Scratch::new("run-not-started");
+    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\n");
+    let out = s.run(&["run"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains("external             skipped: adapter `schema-fidelity-no-such-runtime adapter.js`"), "{}", out.all());
+    assert!(out.stdout.contains("1 translator(s) could not be started, so their contract was not run: external"), "{}", out.all());
+    // The ones that can run still pass on their own.
+    let out = s.run(&["run", "-t", "identity", "-t", "anthropic"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+}

@@ -260,3 +260,142 @@ fn the_identity_adapter_passes_the_own_corpus_like_the_builtin() {
     assert_eq!(started.translators, ["external-identity"]);
     let _ = external::Config::from_env();
 }
+
+// ---- process trees -------------------------------------------------------------------------------
+
+/// Whether `pid` is a live process: present in `/proc` and not a zombie. (A killed grandchild is
+/// adopted by init, which reaps it; where init does not reap, a zombie is dead all the same.)
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+/// The live processes of process group `pgid`.
+fn group_members(pgid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // After the command: state, ppid, pgrp.
+        if fields.first() != Some(&"Z") && fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Wait up to `limit` for `done`.
+fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done()
+}
+
+/// The adapter that starts a `sleep` beside itself, writing both pids to `pids`.
+fn grandparent(pids: &Path, config: Config) -> Arc<Adapter> {
+    let command = vec!["sh".to_owned(), "harness/tests/fixtures/adapters/with-grandchild.sh".to_owned(), pids.display().to_string()];
+    Arc::new(Adapter::new(AdapterSpec { command, cwd: root(), install: None }, config))
+}
+
+/// The adapter's and its grandchild's pid, once it has written them.
+fn read_pids(path: &Path) -> (u32, u32) {
+    assert!(eventually(Duration::from_secs(20), || path.exists()), "the adapter wrote {}", path.display());
+    let text = std::fs::read_to_string(path).expect("pids");
+    let mut it = text.split_whitespace().map(|p| p.parse::<u32>().expect("a pid"));
+    (it.next().expect("adapter pid"), it.next().expect("grandchild pid"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schema-fidelity-external-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+#[test]
+fn no_process_of_the_adapter_tree_outlives_it_on_any_exit_path() {
+    let dir = scratch("tree");
+    // Each path: what is done to the adapter after it served one case.
+    let paths: &[(&str, Option<&str>)] = &[("dropped after success", None), ("crashed", Some("crash")), ("hung", Some("hang")), ("exited", Some("exit"))];
+    for (i, (path, fault)) in paths.iter().enumerate() {
+        let pids = dir.join(format!("pids-{i}"));
+        let translator = ExternalTranslator::new("faulty", grandparent(&pids, config()));
+        assert!(matches!(translator.translate(&case("ok", None).schema), Outcome::Projected(_)), "{path}");
+        let (adapter, grandchild) = read_pids(&pids);
+        assert_eq!(group_members(adapter).len(), 3, "{path}: the adapter, its sleep and the watcher share a group: {:?}", group_members(adapter));
+        match fault {
+            Some(fault) => assert!(matches!(translator.translate(&case(path, Some(fault)).schema), Outcome::Faulted(_)), "{path}"),
+            None => drop(translator),
+        }
+        assert!(eventually(Duration::from_secs(5), || group_members(adapter).is_empty()), "{path}: left behind: {:?}", group_members(adapter));
+        assert!(!alive(adapter) && !alive(grandchild), "{path}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_harness_that_is_killed_takes_the_adapter_tree_with_it() {
+    // The harness here is the CLI, killed (SIGKILL: no destructor runs) while the adapter hangs.
+    let dir = scratch("killed");
+    std::fs::create_dir_all(dir.join("dispositions")).expect("dir");
+    std::fs::create_dir_all(dir.join("corpus")).expect("dir");
+    let pids = dir.join("pids");
+    let table = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table").replacen("translator: identity", "translator: faulty", 1)
+        + &format!("run: [sh, {}, {}]\n", root().join("harness/tests/fixtures/adapters/with-grandchild.sh").display(), pids.display());
+    std::fs::write(dir.join("dispositions/faulty.yaml"), table).expect("table");
+    std::fs::write(dir.join("tool.json"), r#"{"type": "object", "x-fault": "hang"}"#).expect("schema");
+    let mut cli = std::process::Command::new(env!("CARGO_BIN_EXE_schema-fidelity"))
+        .args(["check", "tool.json"])
+        .current_dir(&dir)
+        .env("SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS", "600000")
+        .env("SCHEMA_FIDELITY_JSTS", dir.join("no-suite"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the CLI starts");
+    let (adapter, grandchild) = read_pids(&pids);
+    assert!(eventually(Duration::from_secs(10), || group_members(adapter).len() == 3), "{:?}", group_members(adapter));
+    cli.kill().expect("kill the CLI");
+    let _ = cli.wait();
+    assert!(eventually(Duration::from_secs(10), || group_members(adapter).is_empty()), "left behind: {:?}", group_members(adapter));
+    assert!(!alive(adapter) && !alive(grandchild));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_hung_adapter_is_given_up_after_two_timeouts_in_a_row() {
+    let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    // One hang, then an answer: the count starts again.
+    assert!(matches!(faulty.translate(&case("hang-0", Some("hang")).schema), Outcome::Faulted(_)));
+    assert!(matches!(faulty.translate(&case("ok", None).schema), Outcome::Projected(_)));
+    let messages: Vec<(String, Duration)> = (1..=4)
+        .map(|i| {
+            let started = std::time::Instant::now();
+            let Outcome::Faulted(f) = faulty.translate(&case(&format!("hang-{i}"), Some("hang")).schema) else { panic!("hang {i} faults") };
+            (f.message, started.elapsed())
+        })
+        .collect();
+    assert!(messages[0].0.contains("the adapter hangs") && messages[0].0.contains("the next case starts a new one"), "{}", messages[0].0);
+    assert!(messages[1].0.contains("given up on for this run: 2 requests in a row went unanswered"), "{}", messages[1].0);
+    for (m, elapsed) in &messages[2..] {
+        assert!(m.contains("gave up for this run after 2 requests in a row went unanswered within 1000 ms"), "{m}");
+        assert!(*elapsed < Duration::from_millis(500), "the rest fault without waiting: {elapsed:?}");
+    }
+    // And the others too: an answerable case now faults the same way, without waiting.
+    let Outcome::Faulted(f) = faulty.translate(&case("ok-after", None).schema) else { panic!("given up") };
+    assert!(f.message.contains("gave up for this run"), "{}", f.message);
+}
+
+#[test]
+fn an_adapters_escape_sequences_are_shown_not_sent() {
+    let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    let Outcome::Faulted(fault) = faulty.translate(&case("escapes", Some("escapes")).schema) else { panic!("a crash faults") };
+    assert!(fault.message.contains("faulty: \\x1b[2J\\x1b]0;pwned\\x07 cleared the screen"), "{}", fault.message);
+    assert!(!fault.message.chars().any(|c| c.is_control() && c != '\n'), "{:?}", fault.message);
+}

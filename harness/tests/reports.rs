@@ -18,6 +18,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use schema_fidelity::budget::Budgets;
 use schema_fidelity::corpus::{Case, Instance, Origin};
 use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
 use schema_fidelity::project::Project;
@@ -331,7 +332,7 @@ fn check_reports_a_widening_with_its_witness_and_row() {
     let table = dropper_table();
     let schema = json!({ "type": "object", "properties": { "code": { "type": "string", "pattern": "^[a-z]+$" } }, "required": ["code"] });
     let targets = [check::Target { table: &table, translator: &Dropper }];
-    let out = check::check("tool.json", &schema, &targets, candidates::candidate_instances(&schema), &Env::default()).expect("checks");
+    let out = check::check("tool.json", &schema, &targets, &candidates::candidate_instances, &Env::default(), &Budgets::default()).expect("checks");
     let t = &out.translators[0];
     assert_eq!(t.verdict, check::CheckVerdict::Widened);
     assert!(out.lossy);

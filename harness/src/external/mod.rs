@@ -14,8 +14,10 @@
 //! **Faults.** A crash, a hang (no answer within the per-request timeout), a malformed, oversized
 //! or non-protocol line on stdout, an answer with the wrong id, or an exit mid-stream is turned
 //! into [`Outcome::Faulted`] for the case it hit, with the last lines of the adapter's stderr; the
-//! process is killed and reaped, and the next case starts a fresh one. An adapter that fails to
-//! start [`Config::start_attempts`] times in a row is given up on, so a broken adapter costs a
+//! process is killed and reaped (with every process it started: it runs in its own process
+//! group, see [`process`]), and the next case starts a fresh one. An adapter that fails to start
+//! [`Config::start_attempts`] times in a row, or leaves [`Config::hang_attempts`] requests in a row
+//! unanswered within the timeout, is given up on for the run, so a broken or hung adapter costs a
 //! few timeouts, not one per case. Stderr is drained continuously into a bounded ring, so a flood
 //! there neither stalls the adapter nor grows memory.
 //!
@@ -60,6 +62,9 @@ pub struct Config {
     pub strict: bool,
     /// Consecutive failed starts after which the adapter is given up on for the run.
     pub start_attempts: u32,
+    /// Consecutive requests left unanswered within the timeout after which the adapter is given
+    /// up on for the run: a hung adapter would otherwise cost the full timeout on every case.
+    pub hang_attempts: u32,
 }
 
 impl Default for Config {
@@ -70,6 +75,7 @@ impl Default for Config {
             max_line_bytes: 16 * 1024 * 1024,
             strict: false,
             start_attempts: 3,
+            hang_attempts: 2,
         }
     }
 }
@@ -120,19 +126,31 @@ pub struct Adapter {
     state: Mutex<State>,
 }
 
+/// What gave the adapter up for the run.
+#[derive(Debug, Clone)]
+enum GiveUp {
+    /// Too many failed starts: the last fault.
+    Starts(String),
+    /// Too many consecutive requests unanswered: the last fault.
+    Hangs(String),
+}
+
 enum State {
-    Idle { failed_starts: u32 },
+    /// Not running: failed starts in a row, and requests left unanswered in a row before it.
+    Idle { failed_starts: u32, hangs: u32 },
     Running(Box<Running>),
     /// Not installed: the reason, with the install hint. Permanent for the run.
     Unavailable(String),
-    /// Failed to start too often: the last fault. Permanent for the run.
-    GivenUp(String),
+    /// Failed to start, or left requests unanswered, too often. Permanent for the run.
+    GivenUp(GiveUp),
 }
 
 struct Running {
     process: Process,
     started: Started,
     next_id: u64,
+    /// Requests left unanswered in a row (across restarts) before the current one.
+    hangs: u32,
 }
 
 /// Why an exchange broke the process; the process is then stopped and restarted.
@@ -172,7 +190,7 @@ enum StartError {
 impl Adapter {
     #[must_use]
     pub fn new(spec: AdapterSpec, config: Config) -> Self {
-        Self { spec, config, state: Mutex::new(State::Idle { failed_starts: 0 }) }
+        Self { spec, config, state: Mutex::new(State::Idle { failed_starts: 0, hangs: 0 }) }
     }
 
     #[must_use]
@@ -207,7 +225,7 @@ impl Adapter {
     #[must_use]
     pub fn unavailable(&self) -> Option<String> {
         let mut state = self.lock();
-        if let State::Idle { failed_starts: 0 } = &*state {
+        if let State::Idle { failed_starts: 0, .. } = &*state {
             // The fault, if any, is reported by the first translation.
             let _ = self.ensure_running(&mut state);
         }
@@ -232,20 +250,30 @@ impl Adapter {
                 self.spec.label(),
                 running.started.name,
                 running.started.version,
-                running.started.translators.join(", ")
+                crate::terminal::sanitize(&running.started.translators.join(", "))
             ));
         }
         let id = running.next_id;
         running.next_id += 1;
         match self.exchange(running, id, translator, schema) {
-            Ok(outcome) => outcome,
+            Ok(outcome) => {
+                running.hangs = 0;
+                outcome
+            }
             Err(breakage) => {
-                let State::Running(running) = std::mem::replace(&mut *state, State::Idle { failed_starts: 0 }) else {
+                let State::Running(running) = std::mem::replace(&mut *state, State::Idle { failed_starts: 0, hangs: 0 }) else {
                     return faulted(breakage.to_string());
                 };
+                let hangs = if matches!(breakage, Breakage::Hang { .. }) { running.hangs + 1 } else { 0 };
                 let who = format!("{} ({} {})", self.spec.label(), running.started.name, running.started.version);
                 let (status, tail) = running.process.terminate();
                 let status = status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string());
+                if hangs >= self.config.hang_attempts {
+                    let message = format!("{who}: {breakage}\nthe adapter was stopped ({status}) and given up on for this run: {hangs} requests in a row went unanswered\n{tail}");
+                    *state = State::GivenUp(GiveUp::Hangs(message.clone()));
+                    return faulted(message);
+                }
+                *state = State::Idle { failed_starts: 0, hangs };
                 faulted(format!("{who}: {breakage}\nthe adapter was stopped ({status}); the next case starts a new one\n{tail}"))
             }
         }
@@ -278,15 +306,20 @@ impl Adapter {
         if answer.id != id {
             return Err(Breakage::WrongId { id, got: answer.id });
         }
+        // What the adapter says is shown on a terminal in trial failures: sanitized here, where
+        // it enters (the refusal's keyword and pointer stay exact: the oracle matches them).
         Ok(match answer.body {
             AnswerBody::Projection(p) => Outcome::Projected(p),
-            AnswerBody::Refusal(r) => Outcome::Refused(r),
+            AnswerBody::Refusal(mut r) => {
+                r.message = crate::terminal::sanitize(&r.message);
+                Outcome::Refused(r)
+            }
             AnswerBody::Error(e) => faulted(format!(
                 "{} ({} {}): the translator failed on request {id} (not a refusal): {}\n{}",
                 self.spec.label(),
                 running.started.name,
                 running.started.version,
-                e.message,
+                crate::terminal::sanitize(&e.message),
                 running.process.stderr_tail()
             )),
         })
@@ -294,16 +327,25 @@ impl Adapter {
 
     /// Start the process if it is not running. `Err` carries the fault for the current request.
     fn ensure_running(&self, state: &mut State) -> Result<(), String> {
-        let failed_starts = match state {
+        let (failed_starts, hangs) = match state {
             State::Running(_) => return Ok(()),
             State::Unavailable(reason) => return Err(reason.clone()),
-            State::GivenUp(last) => {
+            State::GivenUp(GiveUp::Starts(last)) => {
                 return Err(format!("{}: gave up after {} failed starts; the last one: {last}", self.spec.label(), self.config.start_attempts));
             }
-            State::Idle { failed_starts } => *failed_starts,
+            State::GivenUp(GiveUp::Hangs(last)) => {
+                return Err(format!(
+                    "{}: gave up for this run after {} requests in a row went unanswered within {} ms (not waited for again); the last one: {last}",
+                    self.spec.label(),
+                    self.config.hang_attempts,
+                    self.config.request_timeout.as_millis()
+                ));
+            }
+            State::Idle { failed_starts, hangs } => (*failed_starts, *hangs),
         };
         match self.start() {
-            Ok(running) => {
+            Ok(mut running) => {
+                running.hangs = hangs;
                 *state = State::Running(Box::new(running));
                 Ok(())
             }
@@ -314,9 +356,9 @@ impl Adapter {
             Err(StartError::Fault(message)) => {
                 let failed_starts = failed_starts + 1;
                 *state = if failed_starts >= self.config.start_attempts {
-                    State::GivenUp(message.clone())
+                    State::GivenUp(GiveUp::Starts(message.clone()))
                 } else {
-                    State::Idle { failed_starts }
+                    State::Idle { failed_starts, hangs }
                 };
                 Err(message)
             }
@@ -356,13 +398,17 @@ impl Adapter {
             }
         };
         match protocol::parse_response(&line, self.config.strict) {
-            Ok(Response::Started { started }) if started.protocol == protocol::VERSION => Ok(Running { process, started, next_id: 1 }),
+            Ok(Response::Started { mut started }) if started.protocol == protocol::VERSION => {
+                started.name = crate::terminal::sanitize(&started.name);
+                started.version = crate::terminal::sanitize(&started.version);
+                Ok(Running { process, started, next_id: 1, hangs: 0 })
+            }
             Ok(Response::Started { started }) => {
                 Err(fail(process, format!("it speaks protocol {}, the harness speaks {}", started.protocol, protocol::VERSION)))
             }
             Ok(Response::Unavailable { unavailable }) => {
                 drop(process);
-                Err(StartError::Unavailable(format!("{label}: {}; {}", unavailable.reason, self.spec.install_hint())))
+                Err(StartError::Unavailable(format!("{label}: {}; {}", crate::terminal::sanitize(&unavailable.reason), self.spec.install_hint())))
             }
             Ok(Response::Answer(_)) => Err(fail(process, "it answered the start request with a translation".to_owned())),
             Err(e) => Err(fail(process, e.to_string())),

@@ -4,9 +4,23 @@
 //! Reads happen on two threads per process, so that a hung adapter cannot hang the caller (the
 //! caller waits on a channel with a deadline) and a flood on stderr cannot fill the pipe and stall
 //! the adapter (stderr is always drained, and only its last lines are kept).
+//!
+//! **The whole tree goes.** An adapter may start processes of its own (a Node worker, `sleep &` in
+//! a shell wrapper); killing only the adapter left them running after every command. So each
+//! adapter is started as the leader of its own process group, and stopping it kills the group.
+//! The standard library has no `killpg`, and the workspace forbids `unsafe` (so no `libc` call):
+//! the group is killed with the `kill` program (`kill -KILL -- -PGID`), falling back to killing
+//! the adapter alone where that program is missing.
+//!
+//! **Also when the harness dies.** A harness stopped by Ctrl-C or killed runs no destructor, and
+//! an adapter in its own group no longer receives the terminal's Ctrl-C. So beside each adapter a
+//! *watcher* (`sh`, joined to the adapter's group) reads a pipe only the harness writes to; when
+//! the harness is gone the pipe ends and the watcher kills its group, adapter and descendants
+//! with it. Processes killed this way are reaped by whoever adopts them (init), not by us.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
@@ -49,7 +63,8 @@ pub struct StderrTail {
 impl StderrTail {
     /// Record a line of which `start` was kept out of `length` bytes.
     fn push(&mut self, start: &[u8], length: usize) {
-        let mut text = String::from_utf8_lossy(start).into_owned();
+        // Shown in fault messages on a terminal: an adapter's escape sequences are shown, not sent.
+        let mut text = crate::terminal::sanitize(&String::from_utf8_lossy(start));
         if start.len() < length {
             text.push_str(&format!("... ({length} bytes)"));
         }
@@ -87,7 +102,13 @@ pub struct Process {
     stderr: Arc<Mutex<StderrTail>>,
     stderr_done: Receiver<()>,
     pid: u32,
+    /// The watcher in the adapter's group, and the pipe whose end tells it the harness is gone.
+    watcher: Option<(Child, ChildStdin)>,
 }
+
+/// The watcher's script: wait for the end of stdin (the harness exited, however it exited), then
+/// kill the whole process group, itself included.
+const WATCHER: &str = "while read -r _; do :; done; kill -KILL 0";
 
 impl Process {
     /// Start `command` (program and arguments) in `cwd` with piped stdio.
@@ -102,12 +123,15 @@ impl Process {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // Its own group, with its pid as the group id: stopping it kills the group.
+            .process_group(0)
             .spawn()?;
         let pid = child.id();
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
-            reap(&mut child);
+            reap(&mut child, None);
             return Err(io::Error::other("the adapter's stdio pipes were not created"));
         };
+        let watcher = spawn_watcher(pid);
         let (line_tx, line_rx) = mpsc::sync_channel(STDOUT_QUEUE);
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let (done_tx, done_rx) = mpsc::sync_channel(1);
@@ -116,11 +140,12 @@ impl Process {
             .name(format!("adapter-{pid}-stdout"))
             .spawn(move || read_lines(stdout, max_line, &line_tx))
             .and_then(|_| thread::Builder::new().name(format!("adapter-{pid}-stderr")).spawn(move || drain_stderr(stderr, &drain_tail, &done_tx)));
+        let mut process = Self { child, stdin: Some(stdin), stdout: line_rx, stderr: tail, stderr_done: done_rx, pid, watcher };
         if let Err(e) = readers {
-            reap(&mut child);
+            process.stop();
             return Err(e);
         }
-        Ok(Self { child, stdin: Some(stdin), stdout: line_rx, stderr: tail, stderr_done: done_rx, pid })
+        Ok(process)
     }
 
     #[must_use]
@@ -173,7 +198,14 @@ impl Process {
         // Closing stdin first lets a well-behaved adapter see the end of its input; the kill
         // covers the others. Either way the child is reaped: no zombie is left behind.
         drop(self.stdin.take());
-        reap(&mut self.child)
+        let status = reap(&mut self.child, Some(self.pid));
+        if let Some((mut watcher, pipe)) = self.watcher.take() {
+            // Killed with the group already; closing its pipe would end it too.
+            drop(pipe);
+            let _ = watcher.kill();
+            let _ = watcher.wait();
+        }
+        status
     }
 }
 
@@ -183,11 +215,46 @@ impl Drop for Process {
     }
 }
 
-fn reap(child: &mut Child) -> Option<ExitStatus> {
+/// Start the watcher of the group `pgid` (see the module documentation). `None` when `sh` cannot
+/// be started: the adapter still runs, and is still killed with its group on every path the
+/// harness lives through.
+fn spawn_watcher(pgid: u32) -> Option<(Child, ChildStdin)> {
+    let group = i32::try_from(pgid).ok()?;
+    let mut watcher = Command::new("sh")
+        .args(["-c", WATCHER])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(group)
+        .spawn()
+        .ok()?;
+    let pipe = watcher.stdin.take()?;
+    Some((watcher, pipe))
+}
+
+/// Kill the process group `pgid` (every process in it, descendants the adapter started included).
+/// Whether the `kill` program did it.
+fn kill_group(pgid: u32) -> bool {
+    Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Stop `child` and reap it; with `group`, kill its process group first, even when the child
+/// itself has already exited (its descendants may not have). The group is killed before the
+/// leader is reaped, so its id cannot have been reused.
+fn reap(child: &mut Child, group: Option<u32>) -> Option<ExitStatus> {
+    let killed = group.is_some_and(kill_group);
     if let Ok(Some(status)) = child.try_wait() {
         return Some(status);
     }
-    let _ = child.kill();
+    if !killed {
+        let _ = child.kill();
+    }
     child.wait().ok()
 }
 

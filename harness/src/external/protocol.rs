@@ -234,9 +234,10 @@ pub fn check_request(request: &Value) -> Result<(), String> {
 pub fn excerpt(line: &str) -> String {
     const MAX: usize = 200;
     let trimmed = line.trim_end();
+    // The adapter's bytes end up on a terminal: escapes are shown, not sent.
     match trimmed.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}... ({} bytes)", &trimmed[..cut], trimmed.len()),
-        None => trimmed.to_owned(),
+        Some((cut, _)) => format!("{}... ({} bytes)", crate::terminal::sanitize(&trimmed[..cut]), trimmed.len()),
+        None => crate::terminal::sanitize(trimmed),
     }
 }
 

@@ -15,7 +15,7 @@
 //! [`candidate_instances`] is only the default.
 
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
@@ -29,6 +29,12 @@ const MAX_NESTING: usize = 8;
 const MAX_REF_HOPS: usize = 8;
 /// Schema nodes expanded per schema (typical value and near misses); later ones get `null`.
 const MAX_EXPANSIONS: usize = 2_000;
+/// Near misses built per object schema: more than [`MAX_CANDIDATES`] (duplicates are dropped
+/// later), far fewer than one per property and required name of a large object.
+const MAX_MISSES_PER_OBJECT: usize = 2 * MAX_CANDIDATES;
+/// Members in all the near misses of one object schema: each is a copy of the typical object, so
+/// an object with thousands of required names gets fewer of them (at least a few).
+const MAX_MISS_MEMBERS: usize = 1 << 18;
 /// The key added to objects to probe `additionalProperties` and friends.
 pub const EXTRA_KEY: &str = "zz_extra";
 
@@ -161,7 +167,7 @@ impl<'a> Generator<'a> {
             misses.push(Value::Array(items.iter().take(min - 1).cloned().collect()));
         }
         if let Some(n) = count(node, "maxItems") {
-            misses.push(Value::Array(vec![fill.clone(); (n + 1).min(64)]));
+            misses.push(Value::Array(vec![fill.clone(); n.saturating_add(1).min(64)]));
         }
         for v in item_values.iter().take(MAX_PER_NODE / 2) {
             let mut arr = items.clone();
@@ -179,29 +185,38 @@ impl<'a> Generator<'a> {
             .and_then(Value::as_object)
             .map(|p| p.iter().map(|(k, s)| (k, self.child(s, depth, expand))).collect())
             .unwrap_or_default();
-        let first = |key: &str| properties.iter().find(|(k, _)| k.as_str() == key).and_then(|(_, v)| v.first().cloned()).unwrap_or(Value::Null);
+        // Looked up by name, not searched: an object with thousands of properties and required
+        // names would otherwise cost their product.
+        let by_name: HashMap<&str, &Vec<Value>> = properties.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let is_required: HashSet<&str> = required.iter().copied().collect();
+        let first = |key: &str| by_name.get(key).and_then(|v| v.first().cloned()).unwrap_or(Value::Null);
         let mut typical = Map::new();
         for key in &required {
             typical.insert((*key).to_owned(), first(key));
         }
+        // Each miss below is a copy of the typical object; past what the caller keeps they would
+        // only cost memory (a copy per required name is quadratic in `required`).
         let mut misses = Vec::new();
+        let most = MAX_MISSES_PER_OBJECT.min((MAX_MISS_MEMBERS / typical.len().max(1)).max(8));
+        let room = |misses: &Vec<Value>| misses.len() < most;
         // Every declared property present, then each optional one alone, then as `null`.
         let mut full = typical.clone();
         for (key, values) in &properties {
             full.entry((*key).clone()).or_insert_with(|| values.first().cloned().unwrap_or(Value::Null));
         }
         misses.push(Value::Object(full));
-        for (key, values) in &properties {
-            if !required.contains(&key.as_str()) {
-                let mut with = typical.clone();
-                with.insert((*key).clone(), values.first().cloned().unwrap_or(Value::Null));
-                misses.push(Value::Object(with));
-                let mut null = typical.clone();
-                null.insert((*key).clone(), Value::Null);
-                misses.push(Value::Object(null));
+        for (key, values) in properties.iter().filter(|(k, _)| !is_required.contains(k.as_str())) {
+            if !room(&misses) {
+                break;
             }
+            let mut with = typical.clone();
+            with.insert((*key).clone(), values.first().cloned().unwrap_or(Value::Null));
+            misses.push(Value::Object(with));
+            let mut null = typical.clone();
+            null.insert((*key).clone(), Value::Null);
+            misses.push(Value::Object(null));
         }
-        for key in &required {
+        for key in required.iter().take(most.saturating_sub(misses.len())) {
             let mut without = typical.clone();
             without.remove(*key);
             misses.push(Value::Object(without));
@@ -211,8 +226,11 @@ impl<'a> Generator<'a> {
         misses.push(Value::Object(extra));
         misses.push(Value::Object(Map::new()));
         // Each property's own values, set one at a time into the typical object.
-        for (key, values) in &properties {
+        'properties: for (key, values) in &properties {
             for v in values.iter().skip(1).take(MAX_PER_NODE / 2) {
+                if !room(&misses) {
+                    break 'properties;
+                }
                 let mut with = typical.clone();
                 with.insert((*key).clone(), v.clone());
                 misses.push(Value::Object(with));
@@ -244,11 +262,14 @@ fn number_misses(node: &Map<String, Value>, t: &str) -> Vec<Value> {
 
 fn string_misses(node: &Map<String, Value>) -> Vec<Value> {
     let mut out = Vec::new();
-    if let Some(n) = count(node, "minLength") {
+    let cap = max_length();
+    // One short of a `minLength` beyond the cap would itself be beyond it (`minLength:
+    // 1000000000` is a gigabyte): not built; `check` says the bound is beyond the generator.
+    if let Some(n) = count(node, "minLength").filter(|n| n.saturating_sub(1) <= cap) {
         out.push(Value::String("a".repeat(n.saturating_sub(1))));
     }
     if let Some(n) = count(node, "maxLength") {
-        out.push(Value::String("a".repeat((n + 1).min(4096))));
+        out.push(Value::String("a".repeat(n.saturating_add(1).min(cap))));
     }
     if node.contains_key("pattern") {
         out.extend(["", "a", "abc", "A1", "0", "a b", "-"].map(Value::from));
@@ -323,8 +344,13 @@ fn string_typical(node: &Map<String, Value>) -> Value {
     if let Some(sample) = node.get("format").and_then(Value::as_str).and_then(format_sample) {
         return Value::from(sample);
     }
-    let n = count(node, "minLength").unwrap_or(1).clamp(1, 4096);
+    let n = count(node, "minLength").unwrap_or(1).clamp(1, max_length().max(1));
     Value::String("a".repeat(n))
+}
+
+/// The longest string built ([`crate::budget::INSTANCE_LENGTH`]).
+fn max_length() -> usize {
+    usize::try_from(crate::budget::instance_length()).unwrap_or(usize::MAX)
 }
 
 /// A valid value of each draft 2020-12 format.
@@ -413,6 +439,24 @@ mod tests {
         assert_eq!(c[0], json!({ "when": "2024-01-02" }));
         assert!(has(&c, &json!({ "when": "2020-02-02" })), "the schema's own example");
         assert!(has(&c, &json!({ "when": "not a valid value" })), "a format miss");
+    }
+
+    #[test]
+    fn huge_bounds_and_long_lists_build_small_candidates() {
+        // `minLength` one below `u64::MAX` used to be allocated (a capacity-overflow panic) and
+        // `minLength: 1000000000` a gigabyte; a `required` list of 50,000 names a copy of the
+        // object per name (gigabytes).
+        for n in [u64::MAX, 1_000_000_000] {
+            let schema = json!({"type": "object", "properties": {"s": {"type": "string", "minLength": n, "maxLength": n}}, "required": ["s"]});
+            let c = candidate_instances(&schema);
+            let longest = c.iter().map(|v| v.to_string().len()).max().unwrap_or(0);
+            assert!(longest <= 4096 + 32, "a candidate of {longest} bytes");
+        }
+        let names: Vec<String> = (0..50_000).map(|i| format!("k{i}")).collect();
+        let c = candidate_instances(&json!({"type": "object", "required": names, "maxItems": u64::MAX, "items": {}}));
+        let members: usize = c.iter().filter_map(Value::as_object).map(Map::len).sum();
+        assert!(members <= MAX_MISS_MEMBERS + 4 * 50_000, "{members} members in all");
+        assert!(c.len() <= MAX_CANDIDATES);
     }
 
     #[test]

@@ -21,6 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::anchor;
+use crate::budget::{self, Budgets};
 use crate::corpus::{Case, Instance, Origin};
 use crate::oracle::{self, Attribution, Env, FailureKind, Verdict, Witness};
 use crate::project::Project;
@@ -43,6 +44,8 @@ pub struct CheckReport {
     pub translators: Vec<TranslatorCheck>,
     /// Whether any translator is lossy or silent (the exit status).
     pub lossy: bool,
+    /// What the comparison could not cover (a bound beyond what the generators build).
+    pub notes: Vec<String>,
 }
 
 /// The verdict for one translator.
@@ -155,14 +158,25 @@ pub fn load_tables(project: &Project) -> Vec<(String, Option<Table>, Vec<TableEr
         .collect()
 }
 
-/// Check `schema` (read from `file`) against every target, on `instances`.
+/// Check `schema` (read from `file`) against every target, on the instances `instances` derives
+/// from it ([`super::candidates::candidate_instances`] by default), within `budgets`.
 ///
 /// # Errors
-/// When the schema is not a valid draft 2020-12 schema that compiles offline, naming `file`.
-pub fn check(file: &str, schema: &Value, targets: &[Target<'_>], instances: Vec<Value>, env: &Env) -> Result<CheckReport, String> {
+/// When the schema exceeds a budget, or is not a valid draft 2020-12 schema that compiles
+/// offline, naming `file`.
+pub fn check(
+    file: &str,
+    schema: &Value,
+    targets: &[Target<'_>],
+    instances: &dyn Fn(&Value) -> Vec<Value>,
+    env: &Env,
+    budgets: &Budgets,
+) -> Result<CheckReport, String> {
+    // Before anything that grows with the schema: the candidates, the translators, the draws.
     let env = &Env { name_rows: true, ..env.clone() };
-    let source = oracle::compile(schema, env, true).map_err(|e| format!("{file}: {e}"))?;
-    let instances: Vec<Instance> = instances
+    budget::check_schema(schema, budgets).map_err(|e| format!("{file}: {e}"))?;
+    let source = oracle::compile(schema, env, true).map_err(|e| format!("{file}: {}", explain_compile_error(schema, e)))?;
+    let instances: Vec<Instance> = instances(schema)
         .into_iter()
         .enumerate()
         .map(|(i, data)| Instance { description: format!("candidate {i}"), valid: source.is_valid(&data), data })
@@ -181,12 +195,64 @@ pub fn check(file: &str, schema: &Value, targets: &[Target<'_>], instances: Vec<
     };
     let translators: Vec<TranslatorCheck> = targets.iter().map(|t| check_one(t, &case, env)).collect();
     Ok(CheckReport {
+        notes: beyond_the_generator(schema, budgets.get(&budget::INSTANCE_LENGTH)),
         schema: file.to_owned(),
         instances: case.instances.len(),
         valid_instances,
         lossy: translators.iter().any(|t| t.verdict.lossy()),
         translators,
     })
+}
+
+/// The compile error, or, when it is a `pattern` the regex engine refuses although it is valid
+/// ECMA-262 (the validator calls both "not a regex"), a sentence saying so: the schema is not
+/// wrong, the engine has a size limit.
+fn explain_compile_error(schema: &Value, error: String) -> String {
+    if !error.contains(r#"is not a "regex""#) {
+        return error;
+    }
+    let Ok(syntax) = jsonschema::draft202012::options().should_validate_formats(true).build(&serde_json::json!({"format": "regex"})) else {
+        return error;
+    };
+    let occurrences = walk::occurrences(schema).unwrap_or_default();
+    let patterns = occurrences.iter().flat_map(|o| match (o.keyword, o.value) {
+        ("pattern", Value::String(p)) => vec![(o, p.as_str())],
+        ("patternProperties", Value::Object(map)) => map.keys().map(|k| (o, k.as_str())).collect(),
+        _ => Vec::new(),
+    });
+    for (o, pattern) in patterns {
+        let compiles = jsonschema::draft202012::new(&serde_json::json!({ "pattern": pattern })).is_ok();
+        if !compiles && syntax.is_valid(&Value::from(pattern)) {
+            let at = if o.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", o.pointer) };
+            return format!(
+                "does not compile: the `{}` {} at {at} is a valid ECMA-262 regex, but beyond the regex engine's size limit (its compiled form would be too large); the validator cannot check it",
+                o.keyword,
+                Value::from(pattern)
+            );
+        }
+    }
+    error
+}
+
+/// Bounds a generated instance cannot reach (longer than [`budget::INSTANCE_LENGTH`]): said once
+/// each, since the comparison then covers only the instances that can be built.
+fn beyond_the_generator(schema: &Value, cap: u64) -> Vec<String> {
+    let Ok(occurrences) = walk::occurrences(schema) else { return Vec::new() };
+    occurrences
+        .iter()
+        .filter(|o| matches!(o.keyword, "minLength" | "maxLength" | "minItems" | "maxItems"))
+        .filter_map(|o| {
+            let n = o.value.as_u64().filter(|n| *n > cap)?;
+            let at = if o.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", o.pointer) };
+            let effect = if o.keyword.starts_with("min") { "no instance that long is built, so only instances that fail it are compared" } else { "it is not probed at its bound" };
+            Some(format!(
+                "`{}: {n}` at {at} is beyond the generator: instances are at most {cap} long (the {} budget, {}); {effect}",
+                o.keyword,
+                budget::INSTANCE_LENGTH.name,
+                budget::INSTANCE_LENGTH.env
+            ))
+        })
+        .collect()
 }
 
 fn row_use(name: &str, row: &Row, pointer: &str) -> RowUse {
@@ -339,6 +405,12 @@ pub fn render_text(report: &CheckReport) -> String {
         "{}: compared on {} candidate instances ({} valid under the schema)\n",
         report.schema, report.instances, report.valid_instances
     );
+    for note in &report.notes {
+        let _ = writeln!(s, "note: {note}");
+    }
+    if !report.notes.is_empty() {
+        s.push('\n');
+    }
     let width = report.translators.iter().map(|t| t.translator.len()).max().unwrap_or(0);
     for t in &report.translators {
         let _ = writeln!(s, "{:<width$}  {:<10}  {}", t.translator, t.verdict.name(), t.summary);

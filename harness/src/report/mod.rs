@@ -32,8 +32,8 @@ pub mod progress;
 pub mod scaffold;
 mod text;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use crate::project::Project;
 use crate::trials::{Loaded, Resolver};
@@ -112,47 +112,158 @@ pub fn differences(project: &Project, generated: &Generated, tables_only_check: 
         }
     }
     if !tables_only_check {
-        for name in stale_files(project, generated) {
+        for name in stale_files(&dir, generated) {
             out.push(format!("{REPORTS_DIR}/{name}: no longer generated (it would be removed)"));
         }
     }
     out
 }
 
-/// Files in `reports/` that the generator no longer writes (a removed translator's page).
-fn stale_files(project: &Project, generated: &Generated) -> Vec<String> {
-    let mut stale: Vec<String> = std::fs::read_dir(reports_dir(project))
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_file())
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|name| !generated.files.contains_key(name))
-        .collect();
-    stale.sort();
-    stale
+/// The files `report` itself wrote into `dir` last time: the fixed ones and a page per translator
+/// its `report.json` lists. Anything else in `reports/` is someone else's and is left alone.
+fn previously_generated(dir: &Path) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> = ["matrix.md", "index.html", "report.json"].map(str::to_owned).into_iter().collect();
+    let previous = std::fs::read_to_string(dir.join("report.json")).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let translators = previous.as_ref().and_then(|r| r.get("translators")).and_then(serde_json::Value::as_array);
+    for name in translators.into_iter().flatten().filter_map(|t| t.get("name")).filter_map(serde_json::Value::as_str) {
+        // A name from a file is data: only a plain file name may become one.
+        if !name.is_empty() && !name.contains(['/', '\\']) && !name.starts_with('.') {
+            names.insert(format!("{name}.md"));
+        }
+    }
+    names
 }
 
-/// Write the reports into `reports/`, removing files it no longer generates. Returns the files
-/// that changed.
+/// Files `report` wrote into `dir` before that it no longer generates (a removed translator's
+/// page).
+fn stale_files(dir: &Path, generated: &Generated) -> Vec<String> {
+    previously_generated(dir).into_iter().filter(|name| !generated.files.contains_key(name) && dir.join(name).is_file()).collect()
+}
+
+/// Where a new set of reports is assembled, beside `reports/`.
+const NEW_DIR: &str = ".reports.new";
+/// Where the replaced set waits, beside `reports/`, until the new one is in place.
+const OLD_DIR: &str = ".reports.old";
+
+/// `reports/` itself must be a real directory of the project, never a link that would let
+/// `report` write or delete elsewhere.
+fn refuse_links(dir: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = std::fs::read_link(dir).map(|t| t.display().to_string()).unwrap_or_else(|_| "?".to_owned());
+            Err(format!(
+                "{}: is a symbolic link (to {target}); `report` writes only into a real {REPORTS_DIR}/ directory of the project, so that it can neither write nor delete elsewhere",
+                dir.display()
+            ))
+        }
+        Ok(m) if !m.is_dir() => Err(format!("{}: is not a directory", dir.display())),
+        _ => Ok(()),
+    }
+}
+
+/// Finish or undo what a `report` killed mid-way left behind: a set being assembled is dropped; a
+/// replaced set whose successor never arrived is put back; one whose successor did is removed,
+/// after moving back what was not `report`'s (which the swap carries over only for plain files).
+fn recover(root: &Path, dir: &Path) -> Result<(), String> {
+    let (new, old) = (root.join(NEW_DIR), root.join(OLD_DIR));
+    if std::fs::symlink_metadata(&new).is_ok() {
+        remove_any(&new)?;
+    }
+    if std::fs::symlink_metadata(&old).is_err() {
+        return Ok(());
+    }
+    if std::fs::symlink_metadata(dir).is_err() {
+        return std::fs::rename(&old, dir).map_err(|e| format!("{}: cannot put back the previous reports: {e}", old.display()));
+    }
+    carry_over_the_rest(&old, dir)?;
+    remove_any(&old)
+}
+
+/// Move the entries of `old` that `report` did not write and that `dir` lacks into `dir`.
+fn carry_over_the_rest(old: &Path, dir: &Path) -> Result<(), String> {
+    let ours = previously_generated(old);
+    for entry in std::fs::read_dir(old).map_err(|e| format!("{}: cannot read: {e}", old.display()))?.flatten() {
+        let name = entry.file_name();
+        let keep = name.to_str().is_none_or(|n| !ours.contains(n));
+        if keep && std::fs::symlink_metadata(dir.join(&name)).is_err() {
+            std::fs::rename(entry.path(), dir.join(&name)).map_err(|e| format!("{}: cannot move back: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn remove_any(path: &Path) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let result = if meta.is_dir() { std::fs::remove_dir_all(path) } else { std::fs::remove_file(path) };
+    result.map_err(|e| format!("{}: cannot remove: {e}", path.display()))
+}
+
+fn write_synced(path: &Path, contents: &str) -> std::io::Result<()> {
+    let mut file = std::fs::File::create(path)?;
+    std::io::Write::write_all(&mut file, contents.as_bytes())?;
+    file.sync_all()
+}
+
+/// Write the reports into `reports/`, removing the pages it generated before and no longer
+/// generates. Returns the files that changed.
+///
+/// The new set is assembled in `.reports.new/` beside `reports/` (with the files there that are
+/// not `report`'s, hard-linked, so they survive), then swapped in by two renames: `reports/` to
+/// `.reports.old/`, `.reports.new/` to `reports/`. A `report` killed at any point leaves the old
+/// set or the new one, never a mix: at worst, between the two renames, the old set waits in
+/// `.reports.old/`, and the next `report` puts it back before doing anything else. Only files
+/// `report` generated are ever removed; a symbolic link in place of `reports/` is refused.
 ///
 /// # Errors
-/// When a file cannot be written or removed, naming it.
+/// When `reports/` is a link or not a directory, or a file cannot be written, moved or removed,
+/// naming it.
 pub fn write(project: &Project, generated: &Generated) -> Result<Vec<String>, String> {
     let dir = reports_dir(project);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    refuse_links(&dir)?;
+    recover(&project.root, &dir)?;
     let mut changed = Vec::new();
     for (name, contents) in &generated.files {
-        let path = dir.join(name);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(contents.as_str()) {
-            std::fs::write(&path, contents).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        if std::fs::read_to_string(dir.join(name)).ok().as_deref() != Some(contents.as_str()) {
             changed.push(format!("{REPORTS_DIR}/{name}"));
         }
     }
-    for name in stale_files(project, generated) {
-        let path = dir.join(&name);
-        std::fs::remove_file(&path).map_err(|e| format!("{}: cannot remove: {e}", path.display()))?;
-        changed.push(format!("{REPORTS_DIR}/{name} (removed)"));
+    let stale = stale_files(&dir, generated);
+    changed.extend(stale.iter().map(|name| format!("{REPORTS_DIR}/{name} (removed)")));
+    if changed.is_empty() {
+        return Ok(changed);
+    }
+
+    let new = project.root.join(NEW_DIR);
+    std::fs::create_dir(&new).map_err(|e| format!("{}: cannot create: {e}", new.display()))?;
+    for (name, contents) in &generated.files {
+        let path = new.join(name);
+        write_synced(&path, contents).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    let mut existed = false;
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        existed = true;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let ours = name.to_str().is_some_and(|n| generated.files.contains_key(n) || stale.iter().any(|s| s == n));
+            let plain = entry.file_type().is_ok_and(|t| t.is_file());
+            if !ours && plain {
+                // Linked, not copied: the same file, and nothing to lose if the link fails.
+                let to = new.join(&name);
+                std::fs::hard_link(entry.path(), &to)
+                    .or_else(|_| std::fs::copy(entry.path(), &to).map(drop))
+                    .map_err(|e| format!("{}: cannot carry over: {e}", entry.path().display()))?;
+            }
+        }
+    }
+    let old = project.root.join(OLD_DIR);
+    if existed {
+        std::fs::rename(&dir, &old).map_err(|e| format!("{}: cannot move aside: {e}", dir.display()))?;
+    }
+    std::fs::rename(&new, &dir).map_err(|e| format!("{}: cannot move into place: {e}", new.display()))?;
+    if existed {
+        // Directories and links someone keeps in reports/ come back by rename.
+        carry_over_the_rest(&old, &dir)?;
+        remove_any(&old)?;
     }
     Ok(changed)
 }
@@ -167,4 +278,137 @@ pub fn bless_requested() -> Result<bool, String> {
         return Err(format!("{BLESS_ENV} is set but so is CI: the reports are never rewritten on CI; regenerate and commit them"));
     }
     Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A throwaway project root.
+    struct Root(PathBuf);
+
+    impl Root {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir().join(format!("schema-fidelity-reports-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("create");
+            Self(dir)
+        }
+
+        fn project(&self) -> Project {
+            Project { root: self.0.clone(), suite: Err("none".to_owned()) }
+        }
+
+        fn read(&self, rel: &str) -> Option<String> {
+            std::fs::read_to_string(self.0.join(rel)).ok()
+        }
+
+        fn leftovers(&self) -> bool {
+            self.0.join(NEW_DIR).exists() || self.0.join(OLD_DIR).exists()
+        }
+    }
+
+    impl Drop for Root {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Reports for `translators`, each page saying `version`.
+    fn generated(translators: &[&str], version: &str) -> Generated {
+        let mut files = BTreeMap::new();
+        files.insert("matrix.md".to_owned(), format!("matrix {version}\n"));
+        let names: Vec<serde_json::Value> = translators.iter().map(|t| serde_json::json!({ "name": t })).collect();
+        files.insert("report.json".to_owned(), serde_json::json!({ "translators": names, "version": version }).to_string());
+        for t in translators {
+            files.insert(format!("{t}.md"), format!("{t} {version}\n"));
+        }
+        let report = model::Report {
+            format: model::FORMAT_VERSION,
+            tool: model::Tool { name: "schema-fidelity".into(), version: version.into() },
+            tables: model::Fingerprint { hash: String::new(), files: 0 },
+            corpus: model::Corpus { own: model::Fingerprint { hash: String::new(), files: 0 }, own_cases: 0, suite: None, errors: Vec::new() },
+            translators: Vec::new(),
+        };
+        Generated { report, files }
+    }
+
+    #[test]
+    fn files_report_did_not_write_survive_and_only_its_own_stale_pages_go() {
+        let root = Root::new("foreign");
+        let project = root.project();
+        write(&project, &generated(&["alpha", "beta"], "1")).expect("first write");
+        std::fs::write(root.0.join("reports/NOTES.md"), "ours, not report's").expect("write");
+        std::fs::write(root.0.join("reports/gamma.md"), "a page nobody generated").expect("write");
+        std::fs::create_dir(root.0.join("reports/drafts")).expect("mkdir");
+        std::fs::write(root.0.join("reports/drafts/x.md"), "draft").expect("write");
+
+        let changed = write(&project, &generated(&["alpha"], "2")).expect("second write");
+        assert!(changed.contains(&"reports/beta.md (removed)".to_owned()), "{changed:?}");
+        assert_eq!(root.read("reports/alpha.md").as_deref(), Some("alpha 2\n"));
+        assert_eq!(root.read("reports/beta.md"), None, "a page report generated and no longer does goes");
+        assert_eq!(root.read("reports/NOTES.md").as_deref(), Some("ours, not report's"));
+        assert_eq!(root.read("reports/gamma.md").as_deref(), Some("a page nobody generated"));
+        assert_eq!(root.read("reports/drafts/x.md").as_deref(), Some("draft"));
+        assert!(!root.leftovers());
+        // Nothing to change: nothing is touched.
+        assert!(write(&project, &generated(&["alpha"], "2")).expect("third write").is_empty());
+        // `report --check` does not count the foreign files as stale either.
+        assert!(differences(&project, &generated(&["alpha"], "2"), false).is_empty());
+    }
+
+    #[test]
+    fn a_symlinked_reports_directory_is_refused_and_its_target_untouched() {
+        let root = Root::new("symlink");
+        let elsewhere = root.0.join("elsewhere");
+        std::fs::create_dir(&elsewhere).expect("mkdir");
+        std::fs::write(elsewhere.join("beta.md"), "not the project's").expect("write");
+        std::fs::write(elsewhere.join("report.json"), r#"{"translators": [{"name": "beta"}]}"#).expect("write");
+        std::os::unix::fs::symlink(&elsewhere, root.0.join("reports")).expect("symlink");
+        let e = write(&root.project(), &generated(&["alpha"], "1")).expect_err("refused");
+        assert!(e.contains("is a symbolic link") && e.contains("elsewhere"), "{e}");
+        assert_eq!(std::fs::read_to_string(elsewhere.join("beta.md")).ok().as_deref(), Some("not the project's"));
+        assert_eq!(std::fs::read_dir(&elsewhere).expect("read").count(), 2, "nothing written there");
+    }
+
+    #[test]
+    fn a_report_killed_mid_way_leaves_the_old_set_and_the_next_one_completes() {
+        // Killed while assembling: a partial new set beside an intact old one.
+        let root = Root::new("killed-assembling");
+        let project = root.project();
+        write(&project, &generated(&["alpha"], "1")).expect("first write");
+        std::fs::create_dir(root.0.join(NEW_DIR)).expect("mkdir");
+        std::fs::write(root.0.join(NEW_DIR).join("matrix.md"), "half").expect("write");
+        assert_eq!(root.read("reports/alpha.md").as_deref(), Some("alpha 1\n"), "the old set is whole");
+        write(&project, &generated(&["alpha"], "2")).expect("next write");
+        assert_eq!((root.read("reports/matrix.md").as_deref(), root.read("reports/alpha.md").as_deref()), (Some("matrix 2\n"), Some("alpha 2\n")));
+        assert!(!root.leftovers());
+
+        // Killed between the two renames: the old set, whole, waits beside; it is put back first.
+        let root = Root::new("killed-swapping");
+        let project = root.project();
+        write(&project, &generated(&["alpha", "beta"], "1")).expect("first write");
+        std::fs::write(root.0.join("reports/NOTES.md"), "notes").expect("write");
+        std::fs::rename(root.0.join("reports"), root.0.join(OLD_DIR)).expect("move aside");
+        write(&project, &generated(&["alpha"], "2")).expect("next write");
+        assert_eq!(root.read("reports/alpha.md").as_deref(), Some("alpha 2\n"));
+        assert_eq!(root.read("reports/NOTES.md").as_deref(), Some("notes"));
+        assert_eq!(root.read("reports/beta.md"), None);
+        assert!(!root.leftovers());
+
+        // Killed after the swap, before the cleanup: the new set is in place; a directory someone
+        // kept in reports/ is moved back from the old set.
+        let root = Root::new("killed-cleaning");
+        let project = root.project();
+        write(&project, &generated(&["alpha"], "1")).expect("first write");
+        std::fs::create_dir(root.0.join("reports/drafts")).expect("mkdir");
+        std::fs::rename(root.0.join("reports"), root.0.join(OLD_DIR)).expect("move aside");
+        std::fs::create_dir(root.0.join("reports")).expect("mkdir");
+        for (name, contents) in &generated(&["alpha"], "2").files {
+            std::fs::write(root.0.join("reports").join(name), contents).expect("write");
+        }
+        write(&project, &generated(&["alpha"], "2")).expect("next write");
+        assert!(root.0.join("reports/drafts").is_dir());
+        assert!(!root.leftovers());
+    }
 }

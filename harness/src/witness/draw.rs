@@ -13,6 +13,8 @@
 //! keys, the fewest items), and past [`HARD_DEPTH`] a draw is `null`, which the validator rejects
 //! if it must.
 
+use std::collections::HashSet;
+
 use super::dice::Dice;
 use serde_json::{Map, Value};
 
@@ -23,10 +25,18 @@ use super::strings;
 const SOFT_DEPTH: usize = 4;
 /// Past this depth a draw is `null`.
 const HARD_DEPTH: usize = 24;
-/// No drawn array or string grows beyond this (a `minLength: 100000` is met, not exceeded much).
-/// A `maxLength` or `maxItems` above it is not probed at its bound: the draw would be large and
-/// a witness of its loss would need more than this many characters anyway.
-const MAX_LEN: u64 = 4096;
+/// No drawn array or string grows beyond the instance-length budget
+/// ([`crate::budget::INSTANCE_LENGTH`], 4096 by default): a `minLength: 1000000000` is not met
+/// (the validator rejects the shorter draw). A `maxLength` or `maxItems` above it is not probed at
+/// its bound: the draw would be large and a witness of its loss would need more than this many
+/// characters anyway.
+fn max_len() -> u64 {
+    crate::budget::instance_length()
+}
+/// At most this many optional keys in one drawn object: a valid draw takes each optional key with
+/// even odds, so without a cap an object schema with thousands of properties makes every draw
+/// thousands of keys long.
+const MAX_OPTIONAL_KEYS: usize = 64;
 /// The window drawn in when a number has a bound on one side only, or none.
 const WINDOW: f64 = 100.0;
 /// Integers stay exact in f64 below this magnitude.
@@ -331,11 +341,11 @@ impl<'a> Drawer<'a> {
         if let Some(p) = &s.pattern {
             return p.draw(self.rng);
         }
-        let min = s.min_length.min(MAX_LEN);
+        let min = s.min_length.min(max_len());
         let max = s.max_length.unwrap_or(min + 8).min(min + 8).max(min);
         let len = if self.one_in(3) {
             match s.max_length {
-                Some(bound) if bound <= MAX_LEN && self.rng.random() => bound.max(min),
+                Some(bound) if bound <= max_len() && self.rng.random() => bound.max(min),
                 _ => min,
             }
         } else {
@@ -349,10 +359,11 @@ impl<'a> Drawer<'a> {
     // ---- arrays -----------------------------------------------------------------------------
 
     fn array(&mut self, s: &Shape, depth: usize, mode: ArrayMode) -> Value {
-        let min = s.min_items.min(MAX_LEN);
-        let max = s.max_items.unwrap_or(min + 4).clamp(min, MAX_LEN);
+        let cap = max_len();
+        let min = s.min_items.min(cap);
+        let max = s.max_items.unwrap_or(min + 4).clamp(min, cap);
         let mut len = match mode.len {
-            Some(len) => len.min(MAX_LEN),
+            Some(len) => len.min(cap),
             None if depth >= SOFT_DEPTH => min,
             None if self.one_in(4) => {
                 if self.rng.random() || max - min > 16 { min } else { max }
@@ -365,7 +376,7 @@ impl<'a> Drawer<'a> {
         let mut slots: Vec<Option<NodeId>> = (0..len as usize).map(|i| s.prefix.get(i).copied().or(s.items)).collect();
         if !mode.skip_contains {
             for c in &s.contains {
-                let want = if self.one_in(4) { c.max.unwrap_or(c.min + 1).max(c.min) } else { c.min };
+                let want = if self.one_in(4) { c.max.unwrap_or(c.min.saturating_add(1)).max(c.min) } else { c.min };
                 for _ in 0..want.min(8) {
                     if slots.len() < (min.max(want) as usize) || slots.is_empty() || self.one_in(2) {
                         slots.push(Some(c.node));
@@ -386,21 +397,34 @@ impl<'a> Drawer<'a> {
             };
             items.push(item);
         }
-        if s.unique && mode.len.is_none() {
-            let mut i = 1;
-            while i < items.len() {
+        if s.unique && mode.len.is_none() && !items.is_empty() {
+            // Each item is redrawn (up to four times) while it equals an earlier one, and dropped
+            // if it still does and the array may be shorter. Earlier items are kept as equality
+            // keys: comparing with each of them is quadratic in the length.
+            let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
+            let mut remaining = items.len();
+            let mut kept: Vec<Value> = Vec::with_capacity(items.len());
+            for (i, mut item) in items.into_iter().enumerate() {
+                if i == 0 {
+                    seen.insert(super::plan::equality_key(&item));
+                    kept.push(item);
+                    remaining -= 1;
+                    continue;
+                }
                 let mut tries = 0;
-                while items[..i].iter().any(|earlier| super::plan::json_equal(earlier, &items[i])) && tries < 4 {
-                    items[i] = self.valid_opt(slots[i], depth + 1);
+                while seen.contains(&super::plan::equality_key(&item)) && tries < 4 {
+                    item = self.valid_opt(slots[i], depth + 1);
                     tries += 1;
                 }
-                if tries == 4 && items.len() as u64 > min {
-                    items.remove(i);
-                    slots.remove(i);
-                } else {
-                    i += 1;
+                if tries == 4 && (kept.len() + remaining) as u64 > min {
+                    remaining -= 1;
+                    continue;
                 }
+                remaining -= 1;
+                seen.insert(super::plan::equality_key(&item));
+                kept.push(item);
             }
+            return Value::Array(kept);
         }
         Value::Array(items)
     }
@@ -408,7 +432,7 @@ impl<'a> Drawer<'a> {
     // ---- objects ----------------------------------------------------------------------------
 
     fn declared(s: &Shape, name: &str) -> Option<NodeId> {
-        s.properties.iter().find(|(n, _)| n == name).map(|(_, id)| *id)
+        s.declared.get(name).copied()
     }
 
     /// A key no conjunct declares, from `propertyNames` when there is one.
@@ -426,64 +450,80 @@ impl<'a> Drawer<'a> {
     }
 
     /// The keys of a valid object with the node of each value.
+    ///
+    /// Keys are tracked in a set beside the list, and at most [`MAX_OPTIONAL_KEYS`] optional keys
+    /// are drawn: an object schema with thousands of properties would otherwise make every draw
+    /// (and every membership test) as large as the schema.
     fn object_keys(&mut self, s: &Shape, depth: usize) -> Vec<(String, Option<NodeId>)> {
         let soft = depth >= SOFT_DEPTH;
-        let mut keys: Vec<(String, Option<NodeId>)> = Vec::with_capacity(s.required.len() + s.properties.len() + 1);
-        let has = |keys: &[(String, Option<NodeId>)], name: &str| keys.iter().any(|(k, _)| k == name);
+        let mut keys: Vec<(String, Option<NodeId>)> = Vec::with_capacity(s.required.len() + s.optional.len().min(MAX_OPTIONAL_KEYS) + 1);
+        let mut present: HashSet<String> = HashSet::with_capacity(keys.capacity());
+        let mut add = |keys: &mut Vec<(String, Option<NodeId>)>, key: String, node: Option<NodeId>| {
+            if present.insert(key.clone()) {
+                keys.push((key, node));
+            }
+        };
         for (name, node) in s.required.iter().zip(&s.required_nodes) {
-            keys.push((name.clone(), *node));
+            add(&mut keys, name.clone(), *node);
         }
         if !soft {
+            let mut drawn = 0;
             for &i in &s.optional {
+                if drawn == MAX_OPTIONAL_KEYS {
+                    break;
+                }
                 if self.rng.random() {
                     let (name, id) = &s.properties[i];
-                    keys.push((name.clone(), Some(*id)));
+                    add(&mut keys, name.clone(), Some(*id));
+                    drawn += 1;
                 }
             }
         }
         if !soft && !s.pattern_properties.is_empty() && self.one_in(4) {
             let (pattern, id) = &s.pattern_properties[self.rng.random_range(0..s.pattern_properties.len())];
             let key = pattern.draw(self.rng);
-            if !has(&keys, &key) {
-                keys.push((key, Some(*id)));
-            }
+            add(&mut keys, key, Some(*id));
         }
         if !soft && !self.is_never(s.additional) && self.one_in(6) {
             let key = self.extra_key(s, depth);
-            if !has(&keys, &key) {
-                keys.push((key, s.additional));
-            }
+            add(&mut keys, key, s.additional);
         }
         for (trigger, names) in &s.dependent_required {
-            if has(&keys, trigger) {
+            if keys.iter().any(|(k, _)| k == trigger) {
                 for name in names {
-                    if !has(&keys, name) {
-                        keys.push((name.clone(), Self::declared(s, name).or(s.additional)));
-                    }
+                    add(&mut keys, name.clone(), Self::declared(s, name).or(s.additional));
                 }
             }
         }
         let mut attempts = 0;
         while (keys.len() as u64) < s.min_properties.min(64) && attempts < 128 {
             attempts += 1;
-            let optional = s.properties.iter().find(|(n, id)| !has(&keys, n) && !self.is_never(Some(*id))).cloned();
+            let optional = s.properties.iter().find(|(n, id)| !keys.iter().any(|(k, _)| k == n) && !self.is_never(Some(*id))).cloned();
             match optional {
-                Some((name, id)) => keys.push((name, Some(id))),
+                Some((name, id)) => add(&mut keys, name, Some(id)),
                 None => {
                     let key = self.extra_key(s, depth);
-                    if !has(&keys, &key) {
-                        keys.push((key, s.additional));
-                    }
+                    add(&mut keys, key, s.additional);
                 }
             }
         }
-        if let Some(max) = s.max_properties {
-            while keys.len() as u64 > max {
-                match keys.iter().rposition(|(k, _)| !s.required.contains(k)) {
-                    Some(i) => drop(keys.remove(i)),
-                    None => break,
+        if let Some(max) = s.max_properties
+            && keys.len() as u64 > max
+        {
+            // The last keys that are not required go, as many as are over (one pass: removing
+            // them one by one from a long list is quadratic).
+            let required: HashSet<&str> = s.required.iter().map(String::as_str).collect();
+            let mut over = keys.len() - usize::try_from(max).unwrap_or(usize::MAX);
+            let mut kept: Vec<(String, Option<NodeId>)> = Vec::with_capacity(keys.len());
+            for (key, node) in keys.into_iter().rev() {
+                if over > 0 && !required.contains(key.as_str()) {
+                    over -= 1;
+                } else {
+                    kept.push((key, node));
                 }
             }
+            kept.reverse();
+            keys = kept;
         }
         keys
     }
@@ -545,7 +585,7 @@ impl<'a> Drawer<'a> {
             if s.min_length > 0 {
                 kinds.push(Miss::TooShort);
             }
-            if s.max_length.is_some_and(|m| m < MAX_LEN) {
+            if s.max_length.is_some_and(|m| m < max_len()) {
                 kinds.push(Miss::TooLong);
             }
             if s.pattern.is_some() {
@@ -556,7 +596,8 @@ impl<'a> Drawer<'a> {
             }
         }
         if s.types & types::ARRAY != 0 {
-            if s.max_items.is_some() {
+            // A `maxItems` an array within the length budget cannot exceed is not probed.
+            if s.max_items.is_some_and(|m| m < max_len()) {
                 kinds.push(Miss::TooManyItems);
             }
             if s.min_items > 0 {
@@ -638,7 +679,7 @@ impl<'a> Drawer<'a> {
             }
             Miss::TooLong => {
                 let mut text = self.string(s);
-                let want = s.max_length.unwrap_or(0).saturating_add(1).min(MAX_LEN) as usize;
+                let want = s.max_length.unwrap_or(0).saturating_add(1).min(max_len()) as usize;
                 let have = text.chars().count();
                 if have < want {
                     strings::plain(self.rng, want - have, want - have, &mut text);
@@ -649,7 +690,7 @@ impl<'a> Drawer<'a> {
                 let text = self.string(s);
                 Value::String(strings::perturb(&text, self.rng))
             }
-            Miss::TooManyItems => self.array(s, depth, ArrayMode { len: Some(s.max_items.unwrap_or(0) + 1), ..ArrayMode::default() }),
+            Miss::TooManyItems => self.array(s, depth, ArrayMode { len: Some(s.max_items.unwrap_or(0).saturating_add(1)), ..ArrayMode::default() }),
             Miss::TooFewItems => self.array(s, depth, ArrayMode { len: Some(s.min_items.saturating_sub(1)), ..ArrayMode::default() }),
             Miss::Duplicate => {
                 let len = s.min_items.max(2);

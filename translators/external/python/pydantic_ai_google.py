@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import serve  # noqa: E402
+from sf_adapter import Refusal, serve  # noqa: E402
 
 PACKAGE = "pydantic-ai-slim"
 
@@ -30,7 +30,18 @@ except ImportError as error:
 def translate(schema):
     # What `GoogleModel` does per tool: `GoogleJsonSchemaTransformer(schema, strict=...).walk()`.
     # `strict` only decides the flag it sends (VALIDATED mode), not the rewrite, so it is left unset.
-    projection = GoogleJsonSchemaTransformer(schema).walk()
+    try:
+        projection = GoogleJsonSchemaTransformer(schema).walk()
+    except AttributeError as error:
+        if not isinstance(schema, bool):
+            raise
+        # Upstream reads the root as a dict and crashes on a boolean root (an MCP tool may send
+        # `true`). The tool then cannot be sent: reported as a refusal of the root, which the
+        # oracle holds to the table like any refusal (no refused row explains it, so it is the
+        # known violation the table's `at_root` rows record), instead of a fault, which nothing
+        # covers.
+        keyword = "true" if schema else "false"
+        raise Refusal(keyword, "", f"pydantic-ai cannot take a boolean root schema: {type(error).__name__}: {error}") from error
     return {"schema": projection, "dialect": "json-schema"}
 
 

@@ -42,8 +42,10 @@ fn check(source: &Value) -> Result<(), Refusal> {
     let occurrences = walk::occurrences(source)
         .map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
     let Some(root) = source.as_object() else {
-        let keyword = if source == &Value::Bool(true) { "true" } else { "false" };
-        return Err(Refusal::new(keyword, "", "input_schema must be an object schema, not a boolean schema"));
+        // The root rule, not a row: a boolean root lacks the object type the API requires, so the
+        // refusal cites `type` on the root, as for any other non-object root. (Citing `true` or
+        // `false` named rows the table keeps preserved, since booleans are fine below the root.)
+        return Err(Refusal::new("type", "", format!("input_schema must be an object schema with `type: \"object\"`, not the boolean schema `{source}`")));
     };
     if root.get("type") != Some(&Value::from("object")) {
         return Err(Refusal::new("type", "", "input_schema must declare `type: \"object\"` at the root"));

@@ -34,6 +34,8 @@
 //!   `allOf` on the root) is merged into one `OBJECT`, a named widening; a `$ref` on the root is
 //!   refused.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Map, Value, json};
 
 use super::gemini::{Document, Notes, URI_REFUSAL, count, provably_disjoint, scan, too_deep, too_large, whole};
@@ -75,6 +77,12 @@ const ANY_NESTING: usize = 3;
 
 /// How often a reference cycle is unrolled before it is cut.
 const MAX_UNROLL: usize = 2;
+
+/// The largest count written to `minItems`/`maxItems` (int64 decimal strings, which the grammar
+/// reads as at most 18 digits). A bound above it is written as it: no array has 10^18 items, so
+/// both accept the same instances (a source `minItems: 18446744073709551615`, beyond int64, was
+/// written as is and broke the proto).
+const MAX_COUNT: u64 = 999_999_999_999_999_999;
 
 /// The most branches one disjunction may hold before the projection is refused as too large.
 const MAX_BRANCHES: usize = 256;
@@ -203,14 +211,6 @@ fn empty_range(ty: Ty, minimum: Option<&Value>, maximum: Option<&Value>) -> bool
     if ty == Ty::Integer { lo.ceil() > hi.floor() } else { lo > hi }
 }
 
-/// Union two string sets (`None` is every string).
-fn union_strings(a: Option<&Vec<String>>, b: Option<&Vec<String>>) -> Option<Vec<String>> {
-    let (a, b) = (a?, b?);
-    let mut out = a.clone();
-    out.extend(b.iter().filter(|s| !a.contains(s)).cloned());
-    Some(out)
-}
-
 /// Whether two STRING branches differ at most in their `enum`.
 fn same_but_strings(a: &Branch, b: &Branch) -> bool {
     a.ty == Ty::String
@@ -222,17 +222,47 @@ fn same_but_strings(a: &Branch, b: &Branch) -> bool {
         && a.strings.is_some() == b.strings.is_some()
 }
 
+/// What `same_but_strings` compares of a STRING branch, but its `default`: `date_time`, `title`,
+/// `notes` and whether it has an `enum`.
+type StringClass = (bool, Option<String>, Vec<String>, bool);
+
 /// Drop duplicate branches and unite string branches that differ only in their `enum`.
+///
+/// An `enum` of n values arrives here as n branches, so nothing is searched pairwise: branches
+/// are bucketed by a key their equality implies, and the strings of a united branch are kept in a
+/// set beside it (a pairwise search took minutes on an enum of 100,000 values).
 fn simplify(branches: Disj) -> Disj {
     let mut out: Disj = Vec::with_capacity(branches.len());
+    // STRING branches: each class of `same_but_strings` has at most one branch in `out` (a later
+    // one unites into it), found by its key; an exact duplicate of it unites to no change.
+    let mut classes: HashMap<StringClass, Vec<usize>> = HashMap::new();
+    let mut united: HashMap<usize, HashSet<String>> = HashMap::new();
+    // Other branches: exact duplicates, bucketed by the fields equality compares most cheaply.
+    let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
     for b in branches {
-        if out.contains(&b) {
+        if b.ty == Ty::String {
+            let key = (b.date_time, b.title.clone(), b.notes.clone(), b.strings.is_some());
+            let class = classes.entry(key).or_default();
+            if let Some(&i) = class.iter().find(|&&i| same_but_strings(&out[i], &b)) {
+                if let (Some(existing), Some(added)) = (out[i].strings.as_mut(), b.strings) {
+                    let set = united.entry(i).or_insert_with(|| existing.iter().cloned().collect());
+                    // The union: the strings not already there, in their order.
+                    let new: Vec<String> = added.into_iter().filter(|s| !set.contains(s)).collect();
+                    set.extend(new.iter().cloned());
+                    existing.extend(new);
+                }
+                continue;
+            }
+            class.push(out.len());
+            out.push(b);
             continue;
         }
-        if let Some(existing) = out.iter_mut().find(|o| same_but_strings(o, &b)) {
-            existing.strings = union_strings(existing.strings.as_ref(), b.strings.as_ref());
+        let key = format!("{:?}|{:?}|{:?}|{:?}|{:?}|{:?}", b.ty, b.minimum, b.maximum, b.min_items, b.max_items, b.properties.len());
+        let bucket = buckets.entry(key).or_default();
+        if bucket.iter().any(|&i| out[i] == b) {
             continue;
         }
+        bucket.push(out.len());
         out.push(b);
     }
     out
@@ -671,10 +701,10 @@ impl Build<'_> {
                 };
                 m.insert("items".to_owned(), items);
                 if let Some(n) = b.min_items {
-                    m.insert("minItems".to_owned(), Value::from(n.to_string()));
+                    m.insert("minItems".to_owned(), Value::from(n.min(MAX_COUNT).to_string()));
                 }
                 if let Some(n) = b.max_items {
-                    m.insert("maxItems".to_owned(), Value::from(n.to_string()));
+                    m.insert("maxItems".to_owned(), Value::from(n.min(MAX_COUNT).to_string()));
                 }
             }
             Ty::Object => {
@@ -813,6 +843,27 @@ mod tests {
     fn type_union_becomes_typed_branches_not_the_first_member() {
         let out = project(object(json!({"type": ["string", "integer", "null"]})));
         assert_eq!(out["properties"]["p"], json!({"anyOf": [{"type": "STRING", "nullable": true}, {"type": "INTEGER"}]}));
+    }
+
+    #[test]
+    fn string_enums_unite_in_order_and_large_ones_in_linear_time() {
+        let out = project(object(json!({"enum": ["b", "a", "b", "c"]})));
+        assert_eq!(out["properties"]["p"]["enum"], json!(["b", "a", "c"]));
+        // Each value is a branch until united; pairwise that took minutes for 100,000 values.
+        let values: Vec<String> = (0..100_000).map(|i| format!("v{i}")).collect();
+        let started = std::time::Instant::now();
+        let out = project(object(json!({"enum": values})));
+        assert_eq!(out["properties"]["p"]["enum"].as_array().map(Vec::len), Some(100_000));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn counts_beyond_what_the_proto_writes_are_written_as_its_largest() {
+        let out = project(object(json!({"type": "array", "items": {"type": "integer"}, "minItems": u64::MAX, "maxItems": u64::MAX})));
+        assert_eq!(out["properties"]["p"]["minItems"], json!("999999999999999999"));
+        assert_eq!(out["properties"]["p"]["maxItems"], json!("999999999999999999"));
+        let out = project(object(json!({"type": "array", "items": {"type": "integer"}, "maxItems": 3})));
+        assert_eq!(out["properties"]["p"]["maxItems"], json!("3"));
     }
 
     #[test]

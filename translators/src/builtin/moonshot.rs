@@ -585,19 +585,55 @@ impl Normalizer {
 }
 
 /// Which definitions reach themselves through references.
+/// The definitions that reach themselves through references: those on a cycle, i.e. in a
+/// strongly connected component of more than one definition or referring to themselves.
+/// Tarjan's algorithm, iteratively: a search from every definition was quadratic in their
+/// number, and a chain of thousands of definitions took minutes.
 fn recursive_definitions(defs: &BTreeMap<String, Value>) -> BTreeSet<String> {
-    let edges: BTreeMap<&String, BTreeSet<String>> = defs.iter().map(|(name, schema)| (name, referenced_names(schema))).collect();
-    let mut out = BTreeSet::new();
-    for start in defs.keys() {
-        let mut seen = BTreeSet::new();
-        let mut stack: Vec<String> = edges.get(start).into_iter().flatten().cloned().collect();
-        while let Some(n) = stack.pop() {
-            if &n == start {
-                out.insert(start.clone());
-                break;
+    let names: Vec<&String> = defs.keys().collect();
+    let index: BTreeMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    // Only definitions have outgoing edges, so only edges between definitions can close a cycle.
+    let edges: Vec<Vec<usize>> = defs.values().map(|schema| referenced_names(schema).iter().filter_map(|n| index.get(n.as_str()).copied()).collect()).collect();
+    let n = names.len();
+    let (mut order, mut low, mut on_stack) = (vec![usize::MAX; n], vec![0; n], vec![false; n]);
+    let (mut stack, mut counter, mut out) = (Vec::new(), 0, BTreeSet::new());
+    for start in 0..n {
+        if order[start] != usize::MAX {
+            continue;
+        }
+        let mut calls: Vec<(usize, usize)> = vec![(start, 0)];
+        (order[start], low[start], on_stack[start]) = (counter, counter, true);
+        counter += 1;
+        stack.push(start);
+        while let Some(&mut (v, ref mut next)) = calls.last_mut() {
+            if let Some(&w) = edges[v].get(*next) {
+                *next += 1;
+                if order[w] == usize::MAX {
+                    (order[w], low[w], on_stack[w]) = (counter, counter, true);
+                    counter += 1;
+                    stack.push(w);
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(order[w]);
+                }
+                continue;
             }
-            if seen.insert(n.clone()) {
-                stack.extend(edges.get(&n).into_iter().flatten().cloned());
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == order[v] {
+                let mut component = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 || edges[v].contains(&v) {
+                    out.extend(component.into_iter().map(|w| names[w].clone()));
+                }
             }
         }
     }
@@ -855,12 +891,13 @@ fn limit(name: &str, message: String) -> Refusal {
 fn check_limits(root: &Value) -> Result<(), Refusal> {
     let mut tally = Tally::default();
     let defs = root.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
-    tally.visit(root, 0, &defs, &mut BTreeSet::new())?;
+    let mut followed = BTreeMap::new();
+    tally.visit(root, 0, &defs, &mut Path::default(), &mut followed)?;
     for (name, def) in &defs {
         if let Some(key) = slash_key(def) {
             return Err(limit("slash-in-defs", format!("`$defs/{name}` holds the key `{key}`; walle rejects `/` in any key inside `$defs`")));
         }
-        tally.visit(def, 0, &defs, &mut BTreeSet::new())?;
+        tally.visit(def, 0, &defs, &mut Path::default(), &mut followed)?;
     }
     if tally.properties > MAX_PROPERTIES {
         return Err(limit("max-properties", format!("{} properties in all; MFJS allows {MAX_PROPERTIES}", tally.properties)));
@@ -877,14 +914,41 @@ struct Tally {
     enum_values: usize,
 }
 
+/// Where a [`Tally`] walk is: the definitions on the way (each followed once per path) and how
+/// many calls deep the walk is.
+#[derive(Debug, Default)]
+struct Path {
+    definitions: BTreeSet<String>,
+    frames: usize,
+    /// References not followed because their definition was already on the path.
+    cuts: usize,
+}
+
 impl Tally {
     /// Walk what walle walks, counting; `depth` counts `properties` levels as walle does, through
     /// references (each definition followed once per path).
-    fn visit(&mut self, node: &Value, depth: usize, defs: &Map<String, Value>, path: &mut BTreeSet<String>) -> Result<(), Refusal> {
+    ///
+    /// `followed` remembers, per definition, the deepest `depth` it was walked from without a
+    /// refusal and without a cycle cut: walking it again from there or shallower finds nothing
+    /// new, and without that a chain of definitions each referring twice to the next costs 2^n
+    /// walks. The walk itself
+    /// stops at [`walk::MAX_DEPTH`] calls: a chain of thousands of definitions nested through
+    /// `items` would otherwise overflow the stack.
+    fn visit(&mut self, node: &Value, depth: usize, defs: &Map<String, Value>, path: &mut Path, followed: &mut BTreeMap<String, usize>) -> Result<(), Refusal> {
         let Some(map) = node.as_object() else { return Ok(()) };
         if depth > MAX_DEPTH {
             return Err(limit("max-depth", format!("objects nest {depth} levels deep; MFJS allows {MAX_DEPTH}")));
         }
+        if path.frames > walk::MAX_DEPTH {
+            return Err(limit("max-depth", format!("subschemas and references nest more than {} levels deep (the translator's own bound)", walk::MAX_DEPTH)));
+        }
+        path.frames += 1;
+        let result = self.visit_children(map, depth, defs, path, followed);
+        path.frames -= 1;
+        result
+    }
+
+    fn visit_children(&mut self, map: &Map<String, Value>, depth: usize, defs: &Map<String, Value>, path: &mut Path, followed: &mut BTreeMap<String, usize>) -> Result<(), Refusal> {
         self.enum_values += map.get("enum").and_then(Value::as_array).map_or(0, Vec::len);
         if let Some(properties) = map.get("properties").and_then(Value::as_object) {
             self.properties += properties.len();
@@ -892,25 +956,34 @@ impl Tally {
                 if RESERVED_PROPERTY_NAMES.contains(&name.as_str()) {
                     return Err(limit("reserved-property-names", format!("a property is named `{name}`, which walle reserves for a keyword")));
                 }
-                self.visit(schema, depth + 1, defs, path)?;
+                self.visit(schema, depth + 1, defs, path, followed)?;
             }
         }
         for key in ["items", "additionalProperties"] {
             if let Some(child) = map.get(key) {
-                self.visit(child, depth, defs, path)?;
+                self.visit(child, depth, defs, path, followed)?;
             }
         }
         for item in map.get("anyOf").and_then(Value::as_array).into_iter().flatten() {
-            self.visit(item, depth, defs, path)?;
+            self.visit(item, depth, defs, path, followed)?;
         }
         if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/"))
-            && path.insert(name.to_owned())
+            && followed.get(name).is_none_or(|deepest| depth > *deepest)
         {
+            if !path.definitions.insert(name.to_owned()) {
+                // Cut here: what this walk saw depends on the path, so it is not remembered.
+                path.cuts += 1;
+                return Ok(());
+            }
+            let cuts = path.cuts;
             let mut counting = Tally::default();
             if let Some(def) = defs.get(name) {
-                counting.visit(def, depth, defs, path)?;
+                counting.visit(def, depth, defs, path, followed)?;
             }
-            path.remove(name);
+            path.definitions.remove(name);
+            if path.cuts == cuts {
+                followed.insert(name.to_owned(), depth);
+            }
         }
         Ok(())
     }
@@ -931,6 +1004,38 @@ mod tests {
 
     fn project(source: Value) -> Value {
         translate(&source).expect("projects")
+    }
+
+    #[test]
+    fn recursion_is_found_on_cycles_only() {
+        let defs: BTreeMap<String, Value> = [
+            ("a", json!({"$ref": "#/$defs/b"})),
+            ("b", json!({"items": {"$ref": "#/$defs/a"}})),
+            ("self", json!({"properties": {"next": {"$ref": "#/$defs/self"}}})),
+            ("leaf", json!({"$ref": "#/$defs/a"})),
+            ("root", json!({"$ref": "#"})),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let found: Vec<String> = recursive_definitions(&defs).into_iter().collect();
+        assert_eq!(found, ["a", "b", "self"]);
+    }
+
+    #[test]
+    fn a_long_chain_of_definitions_is_refused_or_projected_quickly_without_overflow() {
+        // 5,000 definitions, each an array of the next: a search from every definition was
+        // quadratic, and the limit walk recursed once per definition (a stack overflow).
+        let mut defs = Map::new();
+        for i in 0..5_000 {
+            defs.insert(format!("d{i}"), json!({"type": "array", "items": {"$ref": format!("#/$defs/d{}", i + 1)}}));
+        }
+        defs.insert("d5000".to_owned(), json!({"type": "string"}));
+        let source = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+        let started = std::time::Instant::now();
+        let refusal = translate(&source).expect_err("refused");
+        assert_eq!(refusal.keyword, "limit:max-depth", "{refusal}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
     }
 
     #[test]

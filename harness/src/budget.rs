@@ -1,0 +1,436 @@
+//! Budgets: how much input the harness takes on before it says no, and how large an instance it
+//! builds.
+//!
+//! Every command reads files and schemas it did not write: a user's tool schema (`check`), a
+//! corpus someone contributed, a suite. Without bounds, one `required` list of 50,000 names or one
+//! `minLength: 1000000000` costs gigabytes, and an enum of 100,000 values minutes. So each
+//! dimension that drives time or memory has a named budget with a default that keeps a trial
+//! under about a second on a 2-core machine, an environment variable to raise it, and an error
+//! that names the budget, where it was exceeded and how to raise it:
+//!
+//! | budget | default | variable |
+//! |---|---|---|
+//! | input size (one schema or corpus file) | 4 MiB | `SCHEMA_FIDELITY_MAX_INPUT_BYTES` |
+//! | schema size (JSON values in one schema) | 20,000 | `SCHEMA_FIDELITY_MAX_SCHEMA_NODES` |
+//! | enum size (values of one `enum`) | 2,000 | `SCHEMA_FIDELITY_MAX_ENUM` |
+//! | property count (`properties` of one object schema) | 300 | `SCHEMA_FIDELITY_MAX_PROPERTIES` |
+//! | required length (names in one `required`) | 300 | `SCHEMA_FIDELITY_MAX_REQUIRED` |
+//! | `$ref` chain (references, each inside the target of the one before) | 64 | `SCHEMA_FIDELITY_MAX_REF_CHAIN` |
+//! | instance length (longest string or array built) | 4,096 | `SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH` |
+//!
+//! Nesting is bounded too, but not here: JSON is read at most 128 levels deep (serde_json's limit)
+//! and schemas are walked at most [`walk::MAX_DEPTH`] (also 128) levels deep; neither is a knob,
+//! since recursion in the validators depends on it.
+//!
+//! The instance-length budget is different in kind: a schema may demand a string longer than it
+//! (`minLength: 1000000000`), and that is not an error. Instances are simply never built beyond it;
+//! `check` says that the bound is beyond the generator and compares on the instances it can build.
+//!
+//! The structural budgets apply to `check`'s schema and to every own corpus case (a case over
+//! budget is a corpus error naming its file and line); the JSON-Schema-Test-Suite is read as it
+//! is, its cases being small by construction.
+//!
+//! Memory and time follow from these; there is no separate knob for either. What the generators
+//! build is bounded by the instance length and the schema's own size, and the candidate
+//! generator, the witness plans and draws, and the translators' enum handling are linear in an
+//! enum, a property list or a `required` list. One path is not: applying a null-means-absent
+//! codec (`codec.rs`, `openai-strict`) searches an object's sites once per key, quadratic in the
+//! properties of one object. That is why the property count defaults to 300: at 2,000, one
+//! `openai-strict` trial takes over ten seconds in a debug build.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Read as _;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use schema_fidelity_translators::walk;
+use serde_json::Value;
+
+/// One named budget.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// How messages name it.
+    pub name: &'static str,
+    /// The environment variable that raises (or lowers) it.
+    pub env: &'static str,
+    pub default: u64,
+    /// What is counted, for messages ("values", "bytes").
+    pub unit: &'static str,
+}
+
+pub const INPUT_BYTES: Budget = Budget { name: "input size", env: "SCHEMA_FIDELITY_MAX_INPUT_BYTES", default: 4 << 20, unit: "bytes" };
+pub const SCHEMA_NODES: Budget = Budget { name: "schema size", env: "SCHEMA_FIDELITY_MAX_SCHEMA_NODES", default: 20_000, unit: "JSON values" };
+pub const ENUM_VALUES: Budget = Budget { name: "enum size", env: "SCHEMA_FIDELITY_MAX_ENUM", default: 2_000, unit: "values" };
+pub const PROPERTIES: Budget = Budget { name: "property count", env: "SCHEMA_FIDELITY_MAX_PROPERTIES", default: 300, unit: "properties" };
+pub const REQUIRED: Budget = Budget { name: "required length", env: "SCHEMA_FIDELITY_MAX_REQUIRED", default: 300, unit: "names" };
+pub const REF_CHAIN: Budget =
+    Budget { name: "$ref chain", env: "SCHEMA_FIDELITY_MAX_REF_CHAIN", default: 64, unit: "references, each inside the target of the one before" };
+pub const INSTANCE_LENGTH: Budget =
+    Budget { name: "instance length", env: "SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH", default: 4096, unit: "characters or items" };
+
+/// Every budget, in the order the documentation lists them.
+pub const ALL: [&Budget; 7] = [&INPUT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH];
+
+/// The budgets of a run: the defaults, with what the environment overrides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budgets {
+    limits: HashMap<&'static str, u64>,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Self { limits: ALL.iter().map(|b| (b.env, b.default)).collect() }
+    }
+}
+
+impl Budgets {
+    /// The defaults, overridden by the environment.
+    ///
+    /// # Errors
+    /// A variable that is set but is not a positive whole number, named: a budget the user asked
+    /// for and did not get would be a silent change of what is checked.
+    pub fn from_env() -> Result<Self, String> {
+        let mut budgets = Self::default();
+        for b in ALL {
+            if let Some(text) = std::env::var_os(b.env) {
+                let text = text.to_string_lossy();
+                match text.trim().parse::<u64>() {
+                    Ok(n) if n > 0 => budgets.set(b, n),
+                    _ => return Err(format!("{}={text:?} is not a positive whole number (the {} budget, in {})", b.env, b.name, b.unit)),
+                }
+            }
+        }
+        Ok(budgets)
+    }
+
+    /// The limit of `budget`.
+    #[must_use]
+    pub fn get(&self, budget: &Budget) -> u64 {
+        self.limits.get(budget.env).copied().unwrap_or(budget.default)
+    }
+
+    /// Set the limit of `budget` (for tests and callers that take it from elsewhere).
+    pub fn set(&mut self, budget: &Budget, limit: u64) {
+        self.limits.insert(budget.env, limit);
+    }
+
+    /// `found` against `budget`: an error at `pointer` when it is over.
+    fn allow(&self, budget: &'static Budget, found: u64, pointer: Option<&str>, what: &str) -> Result<(), Exceeded> {
+        let limit = self.get(budget);
+        if found > limit { Err(Exceeded { budget, limit, found, pointer: pointer.map(str::to_owned), what: what.to_owned() }) } else { Ok(()) }
+    }
+}
+
+/// The budgets from the environment, read once per process. An invalid variable falls back to
+/// the defaults here; [`Budgets::from_env`] is what commands and the corpus loader call first, so
+/// the invalid value is reported there rather than ignored.
+#[must_use]
+pub fn current() -> &'static Budgets {
+    static CURRENT: OnceLock<Budgets> = OnceLock::new();
+    CURRENT.get_or_init(|| Budgets::from_env().unwrap_or_default())
+}
+
+/// The longest string or array the generators build ([`INSTANCE_LENGTH`]).
+#[must_use]
+pub fn instance_length() -> u64 {
+    current().get(&INSTANCE_LENGTH)
+}
+
+/// A budget exceeded: which, by how much, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exceeded {
+    pub budget: &'static Budget,
+    pub limit: u64,
+    pub found: u64,
+    /// JSON pointer of the schema node, or `None` for the schema as a whole.
+    pub pointer: Option<String>,
+    /// What was counted, in words ("`enum`", "the file").
+    pub what: String,
+}
+
+impl fmt::Display for Exceeded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = match self.pointer.as_deref() {
+            None => String::new(),
+            Some("") => " at the root".to_owned(),
+            Some(p) => format!(" at `{p}`"),
+        };
+        write!(
+            f,
+            "{}{at} has {} {}, beyond the {} budget of {} (raise it with {}={})",
+            self.what, self.found, self.budget.unit, self.budget.name, self.limit, self.budget.env, self.found
+        )
+    }
+}
+
+/// Read a file the user or a contributor wrote, at most [`INPUT_BYTES`] of it: a huge file (or
+/// `/dev/zero`) is an error naming the budget, never an allocation of its size.
+///
+/// # Errors
+/// The read error, the budget exceeded, or text that is not UTF-8, as a sentence without the file
+/// name (the caller names it).
+pub fn read_text(path: &Path, budgets: &Budgets) -> Result<String, String> {
+    let limit = budgets.get(&INPUT_BYTES);
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > limit {
+        let found = std::fs::metadata(path).map(|m| m.len()).ok().filter(|n| *n > limit);
+        let size = found.map_or_else(|| "more than that".to_owned(), |n| format!("{n} bytes"));
+        return Err(format!(
+            "the file is larger than the {} budget of {limit} bytes ({size}; raise it with {}=N)",
+            INPUT_BYTES.name, INPUT_BYTES.env
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+}
+
+/// Check one schema against the structural budgets: its size, every `enum`, `properties` and
+/// `required`, and every chain of `$ref`s. Iterative; linear in the size of the schema.
+///
+/// # Errors
+/// The first budget exceeded, with the pointer of the node; a schema nested deeper than
+/// [`walk::MAX_DEPTH`] is reported as such.
+pub fn check_schema(schema: &Value, budgets: &Budgets) -> Result<(), String> {
+    let nodes = count_values(schema);
+    budgets.allow(&SCHEMA_NODES, nodes, None, "the schema").map_err(|e| e.to_string())?;
+    let occurrences = walk::occurrences(schema).map_err(|e| e.to_string())?;
+    for o in &occurrences {
+        let result = match (o.keyword, o.value) {
+            ("enum", Value::Array(values)) => budgets.allow(&ENUM_VALUES, values.len() as u64, Some(&o.pointer), "`enum`"),
+            ("properties", Value::Object(properties)) => budgets.allow(&PROPERTIES, properties.len() as u64, Some(&o.pointer), "`properties`"),
+            ("required", Value::Array(names)) => budgets.allow(&REQUIRED, names.len() as u64, Some(&o.pointer), "`required`"),
+            _ => Ok(()),
+        };
+        result.map_err(|e| e.to_string())?;
+    }
+    check_ref_chains(schema, &occurrences, budgets).map_err(|e| e.to_string())
+}
+
+/// Every JSON value in `value` (itself included), counted without recursion.
+fn count_values(value: &Value) -> u64 {
+    let mut count = 0;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        count += 1;
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    count
+}
+
+/// The longest chain of references, each found inside the target of the one before: directly (a
+/// `$ref` whose target is itself a `$ref`) or deeper (a definition whose `items` refers to the next
+/// definition). Translators and generators inline or follow such chains, often recursively, so
+/// their length is what costs time and stack; a cycle (a recursive schema) is followed once
+/// around, as the validators follow it lazily.
+///
+/// Only local fragments (`#/...`, from the document root) are followed. The references form a
+/// graph between their targets; its strongly connected components (Tarjan, iteratively) are
+/// weighted by their size, and the longest path is found over the components in reverse
+/// topological order. Linear in the schema, times its depth for nested targets.
+struct RefGraph<'a> {
+    root: &'a Value,
+    /// Targets by address, with their index.
+    index: HashMap<*const Value, usize>,
+    targets: Vec<&'a Value>,
+    edges: Vec<Vec<usize>>,
+}
+
+impl<'a> RefGraph<'a> {
+    fn target(root: &'a Value, reference: &Value) -> Option<&'a Value> {
+        let fragment = reference.as_str()?.strip_prefix('#')?;
+        if !fragment.is_empty() && !fragment.starts_with('/') {
+            return None;
+        }
+        root.pointer(&walk::percent_decode(fragment)?)
+    }
+
+    fn node(&mut self, target: &'a Value) -> usize {
+        let key: *const Value = target;
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        self.targets.push(target);
+        self.edges.push(Vec::new());
+        self.index.insert(key, self.targets.len() - 1);
+        self.targets.len() - 1
+    }
+
+    /// The graph of every target reachable from the references in `refs`.
+    fn build(root: &'a Value, refs: &[&'a Value]) -> (Self, Vec<Option<usize>>) {
+        let mut g = Self { root, index: HashMap::new(), targets: Vec::new(), edges: Vec::new() };
+        let starts: Vec<Option<usize>> = refs.iter().map(|r| Self::target(root, r).map(|t| g.node(t))).collect();
+        let mut next = 0;
+        while next < g.targets.len() {
+            let inner: Vec<&'a Value> = walk::occurrences(g.targets[next])
+                .map(|os| os.into_iter().filter(|o| o.keyword == "$ref").filter_map(|o| Self::target(g.root, o.value)).collect())
+                .unwrap_or_default();
+            for t in inner {
+                let j = g.node(t);
+                g.edges[next].push(j);
+            }
+            next += 1;
+        }
+        (g, starts)
+    }
+
+    /// For every target, the most references a chain entering it follows.
+    fn longest(&self) -> Vec<u64> {
+        let n = self.targets.len();
+        // Tarjan's algorithm with an explicit stack: (node, next edge to look at).
+        let mut order = vec![usize::MAX; n];
+        let mut low = vec![0; n];
+        let mut on_stack = vec![false; n];
+        let mut component = vec![usize::MAX; n];
+        let mut components: Vec<Vec<usize>> = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        let mut counter = 0;
+        for start in 0..n {
+            if order[start] != usize::MAX {
+                continue;
+            }
+            let mut calls: Vec<(usize, usize)> = vec![(start, 0)];
+            order[start] = counter;
+            low[start] = counter;
+            counter += 1;
+            stack.push(start);
+            on_stack[start] = true;
+            while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
+                if let Some(&w) = self.edges[v].get(*edge) {
+                    *edge += 1;
+                    if order[w] == usize::MAX {
+                        order[w] = counter;
+                        low[w] = counter;
+                        counter += 1;
+                        stack.push(w);
+                        on_stack[w] = true;
+                        calls.push((w, 0));
+                    } else if on_stack[w] {
+                        low[v] = low[v].min(order[w]);
+                    }
+                    continue;
+                }
+                calls.pop();
+                if let Some(&(parent, _)) = calls.last() {
+                    low[parent] = low[parent].min(low[v]);
+                }
+                if low[v] == order[v] {
+                    let mut members = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        component[w] = components.len();
+                        members.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    components.push(members);
+                }
+            }
+        }
+        // Components come out successors first, so each one's successors are already measured.
+        let mut best = vec![0u64; components.len()];
+        for (c, members) in components.iter().enumerate() {
+            let after = members.iter().flat_map(|&v| &self.edges[v]).map(|&w| component[w]).filter(|&d| d != c).map(|d| best[d]).max().unwrap_or(0);
+            best[c] = members.len() as u64 + after;
+        }
+        (0..n).map(|v| best[component[v]]).collect()
+    }
+}
+
+/// The reference chain budget over every `$ref` of `schema` (given its occurrences).
+fn check_ref_chains(schema: &Value, occurrences: &[walk::Occurrence<'_>], budgets: &Budgets) -> Result<(), Exceeded> {
+    let refs: Vec<&walk::Occurrence<'_>> = occurrences.iter().filter(|o| o.keyword == "$ref").collect();
+    let values: Vec<&Value> = refs.iter().map(|o| o.value).collect();
+    let (graph, starts) = RefGraph::build(schema, &values);
+    let longest = graph.longest();
+    // The longest chain is the one reported (the first of them, in document order).
+    let longest_chain = refs.iter().zip(starts).map(|(o, start)| (start.map_or(1, |t| longest[t]), o)).rev().max_by_key(|(length, _)| *length);
+    match longest_chain {
+        Some((length, o)) => budgets.allow(&REF_CHAIN, length, Some(&o.pointer), "the `$ref` chain"),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn small() -> Budgets {
+        let mut b = Budgets::default();
+        b.set(&ENUM_VALUES, 3);
+        b.set(&PROPERTIES, 2);
+        b.set(&REQUIRED, 2);
+        b.set(&REF_CHAIN, 3);
+        b.set(&SCHEMA_NODES, 100);
+        b
+    }
+
+    #[test]
+    fn each_structural_budget_is_named_with_its_pointer_and_variable() {
+        let b = small();
+        let e = check_schema(&json!({"properties": {"a": {"enum": [1, 2, 3, 4]}}}), &b).unwrap_err();
+        assert!(e.contains("`enum` at `/properties/a` has 4 values, beyond the enum size budget of 3 (raise it with SCHEMA_FIDELITY_MAX_ENUM=4)"), "{e}");
+        let e = check_schema(&json!({"properties": {"a": {}, "b": {}, "c": {}}}), &b).unwrap_err();
+        assert!(e.contains("property count budget of 2") && e.contains("SCHEMA_FIDELITY_MAX_PROPERTIES"), "{e}");
+        let e = check_schema(&json!({"items": {"required": ["a", "b", "c"]}}), &b).unwrap_err();
+        assert!(e.contains("`required` at `/items` has 3 names"), "{e}");
+        let e = check_schema(&json!({"const": (0..200).collect::<Vec<_>>()}), &b).unwrap_err();
+        assert!(e.contains("the schema has 202 JSON values, beyond the schema size budget of 100"), "{e}");
+        // Payload is not schema: an `enum` key inside a `const` is data.
+        assert!(check_schema(&json!({"const": {"enum": [1, 2, 3, 4, 5]}}), &b).is_ok());
+    }
+
+    #[test]
+    fn ref_chains_are_measured_without_recursion_and_cycles_end_them() {
+        let b = small();
+        // d0 -> d1 -> ... -> dn, each definition either a bare `$ref` or one inside `items`.
+        let chain = |n: usize, nested: bool| {
+            let mut defs = serde_json::Map::new();
+            for i in 0..n {
+                let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+                defs.insert(format!("d{i}"), if nested { json!({"type": "array", "items": next}) } else { next });
+            }
+            defs.insert(format!("d{n}"), json!({"type": "string"}));
+            json!({"$defs": defs, "properties": {"a": {"$ref": "#/$defs/d0"}}})
+        };
+        // The property's `$ref` plus two in `$defs`: three in a row.
+        assert!(check_schema(&chain(2, false), &b).is_ok());
+        assert!(check_schema(&chain(2, true), &b).is_ok());
+        for nested in [false, true] {
+            let e = check_schema(&chain(3, nested), &b).unwrap_err();
+            assert!(e.contains("the `$ref` chain at `/properties/a` has 4 references, each inside the target of the one before, beyond the $ref chain budget of 3"), "{e}");
+            assert!(e.contains("SCHEMA_FIDELITY_MAX_REF_CHAIN"), "{e}");
+        }
+        let mut wide = Budgets::default();
+        wide.set(&SCHEMA_NODES, 1_000_000);
+        let e = check_schema(&chain(10_000, true), &wide).unwrap_err();
+        assert!(e.contains("has 10001 references"), "{e}");
+        // A cycle is followed once around: a recursive tree is one reference deep, a reference
+        // into a cycle of two definitions is two.
+        let tree = json!({"$defs": {"node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"});
+        assert!(check_schema(&tree, &b).is_ok());
+        let cycle = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"items": {"$ref": "#/$defs/a"}}}, "$ref": "#/$defs/a"});
+        assert!(check_schema(&cycle, &b).is_ok());
+        let mut tight = small();
+        tight.set(&REF_CHAIN, 1);
+        assert!(check_schema(&tree, &tight).is_ok());
+        let e = check_schema(&cycle, &tight).unwrap_err();
+        assert!(e.contains("has 2 references"), "{e}");
+    }
+
+    #[test]
+    fn a_file_beyond_the_input_budget_is_not_read_whole() {
+        let mut b = Budgets::default();
+        b.set(&INPUT_BYTES, 10);
+        // /dev/zero never ends: only the budget stops the read.
+        let e = read_text(Path::new("/dev/zero"), &b).unwrap_err();
+        assert!(e.contains("larger than the input size budget of 10 bytes") && e.contains("SCHEMA_FIDELITY_MAX_INPUT_BYTES"), "{e}");
+    }
+}
