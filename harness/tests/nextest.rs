@@ -53,7 +53,14 @@ fn main() {
         }),
         Trial::ignorable_test("real_nextest::list_partitions_cover_every_trial_exactly_once", || with_nextest(partitions_cover_every_trial)),
     ];
-    libtest_mimic::run(&args, tests).exit();
+    let conclusion = libtest_mimic::run(&args, tests);
+    let _ = std::fs::remove_dir_all(metadata_dir());
+    conclusion.exit();
+}
+
+/// Where the reused build's metadata is written for this process's nextest runs.
+fn metadata_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("schema-fidelity-nextest-metadata-{}", std::process::id()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +414,7 @@ fn with_nextest(check: fn(&Nextest) -> Check) -> Result<Completion, Failed> {
 fn prepare_nextest() -> Result<Nextest, String> {
     let contract = contract_binary().map_err(|e| e.message().unwrap_or("the contract binary").to_owned())?;
     let target_dir = contract.parent().and_then(Path::parent).and_then(Path::parent).ok_or("no target directory")?;
-    let dir = target_dir.join(format!("schema-fidelity-nextest-{}", std::process::id()));
+    let dir = metadata_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let nextest = Nextest { binaries: dir.join("binaries.json"), metadata: dir.join("cargo-metadata.json") };
     let root = trials::workspace_root();
