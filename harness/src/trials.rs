@@ -5,9 +5,11 @@
 //! `corpus::corpus/path.yaml` for a corpus file that does not load. Each trial's kind is its
 //! translator, so `--list` shows `[anthropic] anthropic::corpus/...`.
 //!
-//! Under nextest each trial runs in its own process with `--exact NAME`; rebuilding thousands of
-//! trials in every process would make that slow, so [`Selection::from_args`] notices that case and
-//! only the table and the corpus file the name points at are loaded.
+//! Under nextest each trial runs in its own process with `--exact '[kind] NAME' --nocapture` (the
+//! name as `--list` prints it, kind included); rebuilding thousands of trials in every process would
+//! make that slow, so [`Selection::from_args`] notices any `--exact` filter and only the table and
+//! the corpus file the name points at are loaded. An `--exact` name of a trial's shape that matches
+//! no trial is an error ([`exact_miss`]), never a run of nothing that exits 0.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -60,14 +62,18 @@ pub enum Selection {
 }
 
 impl Selection {
-    /// [`Selection::Exact`] when running under nextest with `--exact NAME`, else [`Selection::All`].
+    /// [`Selection::Exact`] whenever a filter is given with `--exact` (as nextest, or a person,
+    /// runs one trial), else [`Selection::All`].
+    ///
+    /// libtest-mimic matches an `--exact` filter against the trial name and against `[kind] name`.
+    /// The exact selection loads what every trial of that name needs, so the trials it builds are a
+    /// superset of the ones the filter can match; libtest-mimic then applies the filter, `--skip`
+    /// and `--ignored` to them as to a full load. The outcome is the same as a full load's; only
+    /// the `filtered out` count of the closing line is smaller.
     #[must_use]
     pub fn from_args(args: &Arguments) -> Self {
-        match (&args.filter, args.exact, args.list, std::env::var_os("NEXTEST").is_some()) {
-            (Some(name), true, false, true) => {
-                // `--exact` also matches `[kind] name`; nextest passes the bare name.
-                Self::Exact(name.clone())
-            }
+        match (&args.filter, args.exact) {
+            (Some(filter), true) => Self::Exact(bare_name(filter).to_owned()),
             _ => Self::All,
         }
     }
@@ -90,6 +96,57 @@ impl Selection {
             }
         }
     }
+}
+
+/// A trial name without the `[kind] ` prefix that `--list` prints and nextest passes back:
+/// `[anthropic] anthropic::lint` and `anthropic::lint` are both `anthropic::lint`.
+#[must_use]
+pub fn bare_name(name: &str) -> &str {
+    name.strip_prefix('[').and_then(|rest| rest.split_once("] ")).map_or(name, |(_, bare)| bare)
+}
+
+/// Whether `name` (bare or with its `[kind] ` prefix) has the shape of a trial name:
+/// `T::lint`, `T::ratchet`, `T::jsts`, `T::corpus/…` or `T::jsts/…`. The names of the other test
+/// binaries of the workspace (`cargo test -- --exact NAME` passes the filter to all of them) never
+/// have it.
+#[must_use]
+pub fn is_trial_name(name: &str) -> bool {
+    let Some((head, rest)) = bare_name(name).split_once("::") else { return false };
+    !head.is_empty()
+        && !head.contains(char::is_whitespace)
+        && (matches!(rest, "lint" | "ratchet" | "jsts") || rest.starts_with("corpus/") || rest.starts_with("jsts/"))
+}
+
+/// When `--exact NAME` has a trial name's shape but names none of `trials` (the trials built for
+/// it), the error to report instead of running nothing: it names `NAME` and the nearest trial name
+/// of a full load of the project. `None` otherwise (no `--exact`, `--list`, a match, or a name of
+/// another test binary's shape, which this binary runs no test for, as libtest does).
+#[must_use]
+pub fn exact_miss(args: &Arguments, trials: &[Trial], project: &Project) -> Option<String> {
+    let filter = args.filter.as_deref().filter(|_| args.exact && !args.list)?;
+    let matches = |t: &Trial| t.name() == filter || (!t.kind().is_empty() && format!("[{}] {}", t.kind(), t.name()) == filter);
+    if !is_trial_name(filter) || trials.iter().any(matches) {
+        return None;
+    }
+    let mut message = format!("error: `--exact '{filter}'` names no trial of the contract run, so none was run");
+    let all = Arc::new(load(project.clone(), &Selection::All));
+    let names: Vec<String> = build(&all, &resolver(&all, &external::Config::default())).iter().map(|t| t.name().to_owned()).collect();
+    if let Some(near) = nearest_name(bare_name(filter), &names) {
+        message.push_str(&format!("; the nearest trial is `{near}`"));
+    }
+    message.push_str(" (`--list` lists them all)");
+    Some(message)
+}
+
+/// The trial name nearest to `name`: among the trials of the nearest translator (the part before
+/// `::`), the one at the smallest edit distance. Two steps, so that a miss costs milliseconds, not
+/// an edit distance to each of thousands of names.
+fn nearest_name<'a>(name: &str, names: &'a [String]) -> Option<&'a str> {
+    fn head(n: &str) -> &str {
+        n.split_once("::").map_or(n, |(h, _)| h)
+    }
+    let translator = names.iter().map(|n| head(n)).min_by_key(|h| table::edit_distance(head(name), h))?;
+    names.iter().filter(|n| head(n) == translator).min_by_key(|n| table::edit_distance(name, n)).map(String::as_str)
 }
 
 /// Everything loaded once and shared by the trials.

@@ -1,5 +1,9 @@
 //! The conformance run: one trial per (translator × case), one lint trial per table, and a ratchet
 //! trial per table with known violations. See `schema_fidelity::trials` for the names.
+//!
+//! `--exact NAME` (with or without the `[kind] ` prefix `--list` prints, which nextest passes)
+//! loads only what that trial needs; an `--exact` name of a trial's shape that matches no trial
+//! exits non-zero with the nearest name instead of running nothing.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,5 +19,9 @@ fn main() -> ExitCode {
     let loaded = Arc::new(trials::load(Project::at(trials::workspace_root()), &selection));
     let resolver = trials::resolver(&loaded, &external::Config::from_env());
     let list = trials::build(&loaded, &resolver);
+    if let Some(error) = trials::exact_miss(&args, &list, &loaded.project) {
+        eprintln!("{error}");
+        return ExitCode::FAILURE;
+    }
     libtest_mimic::run(&args, list).exit_code()
 }
