@@ -16,7 +16,6 @@
 //! cargo bench -p schema-fidelity --bench witness -- --draws 1024 --own
 //! ```
 
-use std::collections::BTreeSet;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

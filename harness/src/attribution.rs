@@ -404,6 +404,9 @@ enum Basis {
     Row(String),
 }
 
+/// A bound's validator, compiled once on first use (`None`: the bound does not compile).
+type Slot = Arc<OnceLock<Option<Arc<jsonschema::Validator>>>>;
+
 /// The bounds of one trial, compiled on first use.
 pub struct Bounds<'a> {
     source: &'a Value,
@@ -416,7 +419,7 @@ pub struct Bounds<'a> {
     projection_is_fallback: bool,
     env: &'a Env,
     assert_formats: bool,
-    compiled: Mutex<HashMap<(Direction, Basis), Arc<OnceLock<Option<Arc<jsonschema::Validator>>>>>>,
+    compiled: Mutex<HashMap<(Direction, Basis), Slot>>,
 }
 
 impl<'a> Bounds<'a> {

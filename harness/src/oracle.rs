@@ -463,7 +463,7 @@ fn differential(
     let syntactic_marks: Vec<&Row> = ctx
         .rows
         .iter()
-        .filter(|(o, r)| o.keyword == "false" && syntactic.iter().any(|p| *p == o.pointer) && r.known_violation.as_ref().is_some_and(|k| k.direction == Direction::Widening))
+        .filter(|(o, r)| o.keyword == "false" && syntactic.contains(&o.pointer) && r.known_violation.as_ref().is_some_and(|k| k.direction == Direction::Widening))
         .map(|(_, r)| *r)
         .collect();
     let marked: Vec<&Witness> = witnesses.iter().filter(|w| matches!(w.attribution, Attribution::Marked(_))).collect();
@@ -496,7 +496,8 @@ fn differential(
 
     let mut what = String::new();
     if !syntactic.is_empty() {
-        let _ = writeln!(what, "never inverted: a `false` subschema became one that accepts everything at {}", syntactic.join(", "));
+        let places: Vec<String> = syntactic.iter().map(|p| place(p)).collect();
+        let _ = writeln!(what, "never inverted: a `false` subschema became one that accepts everything at {}", places.join(", "));
     }
     if inverted && syntactic.is_empty() {
         let _ = writeln!(what, "never inverted: the projection accepts what a `false` subschema of the source rejects");
@@ -607,13 +608,14 @@ fn describe_witness(what: &mut String, w: &Witness, bounds: &Bounds<'_>) {
 }
 
 /// Pointers where the source holds `false` and the projection, at the same place, accepts everything.
+/// (The pointers themselves: marks are matched on them.)
 fn inversions(source: &Value, projection: &Value) -> Vec<String> {
     let Ok(occurrences) = walk::occurrences(source) else { return Vec::new() };
     occurrences
         .iter()
         .filter(|o| o.keyword == "false")
         .filter(|o| matches!(projection.pointer(&o.pointer), Some(Value::Bool(true))) || projection.pointer(&o.pointer).is_some_and(|v| v.as_object().is_some_and(serde_json::Map::is_empty)))
-        .map(|o| if o.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", o.pointer) })
+        .map(|o| o.pointer.clone())
         .collect()
 }
 

@@ -389,3 +389,26 @@ fn deleting_additional_properties_false_is_an_inversion() {
     let hit = found.iter().find(|(id, _)| id.ends_with("::false-positions")).expect("caught on false-positions");
     assert_deviation(&hit.1, &[Direction::Widening], true, false, "false", "/additionalProperties");
 }
+
+/// An inversion is covered only by a widening mark on the `false` occurrence's own row, and the
+/// mark is then credited; without the mark the same mutant fails (above).
+#[test]
+fn a_marked_false_row_covers_its_inversion_and_is_credited() {
+    let (_, cases, env) = fixture();
+    let project = Project::at(trials::workspace_root());
+    let text = std::fs::read_to_string(project.dispositions_dir().join("identity.yaml")).expect("identity table");
+    let text = text.replacen(
+        "  \"false\": { disposition: preserved }",
+        "  \"false\": { disposition: preserved, known_violation: { issue: \"demo#2\", direction: widening } }",
+        1,
+    );
+    let (table, errors) = table::parse(&text, std::path::Path::new("dispositions/identity.yaml"), &project.dispositions_dir());
+    assert!(errors.is_empty(), "{errors:?}");
+    let table = table.expect("parses");
+    let mutant = Mutant { name: "false-inverted", rewrite: unchanged, boolean: |b| if b { Value::Bool(true) } else { Value::Object(Map::new()) } };
+    let case = cases.iter().find(|c| c.id.ends_with("::false-property")).expect("false-property");
+    match oracle::check(&table, &mutant, case, &env) {
+        Verdict::ExpectedFailure { known, .. } => assert!(known.iter().any(|k| k.contains("`false`")), "{known:?}"),
+        other => panic!("the mark covers the inversion: {other:?}"),
+    }
+}
