@@ -228,22 +228,22 @@ fn edits(root: &Value, occ: &Occurrence<'_>, becomes: Becomes, direction: Direct
 /// occurrence to carry it. Those implicit positions are tightened like the written ones: an object
 /// node gets `additionalProperties: false`, an array node `items: false` where they had none.
 fn implicit_true_positions(root: &Value, out: &mut Vec<Edit>) {
-    let Ok(occurrences) = walk::occurrences(root) else { return };
-    let mut nodes: Vec<&str> = vec![""];
-    nodes.extend(occurrences.iter().map(|o| o.pointer.as_str()));
-    nodes.dedup();
-    let mut seen = BTreeSet::new();
-    for node in nodes {
-        if !seen.insert(node) {
+    // Every schema node, empty ones (`{}`, which hold no occurrence) included.
+    let mut stack = vec![(root, String::new(), 0usize)];
+    while let Some((node, pointer, depth)) = stack.pop() {
+        if depth > walk::MAX_DEPTH {
             continue;
         }
-        let Some(map) = root.pointer(node).and_then(Value::as_object) else { continue };
-        if analyse(root, node).anchor.is_some() {
+        for child in walk::children(node) {
+            stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), depth + 1));
+        }
+        let Some(map) = node.as_object() else { continue };
+        if analyse(root, &pointer).anchor.is_some() {
             continue;
         }
         for keyword in ["additionalProperties", "items"] {
             if !map.contains_key(keyword) {
-                out.push(Edit::Set { node: node.to_owned(), keyword: keyword.to_owned(), value: Value::Bool(false) });
+                out.push(Edit::Set { node: pointer.clone(), keyword: keyword.to_owned(), value: Value::Bool(false) });
             }
         }
     }
