@@ -3,7 +3,8 @@
 //!
 //! Sites name object schemas in the projection by JSON pointer, so applying a codec walks the
 //! instance alongside the projection schema: `properties`, `additionalProperties`, `items`,
-//! `prefixItems`, local `$ref`s, and the branches of `anyOf`/`oneOf`/`allOf`. For a union the first
+//! `prefixItems`, local `$ref`s (JSON pointers, percent-decoded, and anchors, through
+//! [`locate::local_target`]), and the branches of `anyOf`/`oneOf`/`allOf`. For a union the first
 //! branch whose declared `type` admits the instance is followed, which is how OpenAI strict's
 //! `anyOf: [T, {type: null}]` wrapping reads; among several such branches, the first whose declared
 //! shape fits an object instance (no undeclared key in a closed object, `const`/`enum` tags
@@ -11,6 +12,7 @@
 //! Recursion through `$ref` is bounded by the instance's own depth, which serde_json bounds.
 
 use schema_fidelity_translators::codec::{Codec, NullSite};
+use schema_fidelity_translators::locate;
 use serde_json::{Map, Value};
 
 /// Which way an instance is being mapped.
@@ -56,10 +58,9 @@ impl Walker<'_> {
     fn map(&self, instance: &Value, pointer: &str, hops: usize) -> Value {
         let Some(schema) = self.node(pointer).and_then(Value::as_object) else { return instance.clone() };
         if hops < MAX_REF_HOPS
-            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#'))
-            && self.node(target).is_some()
+            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| locate::local_target(self.root, r))
         {
-            let through_ref = self.map(instance, target, hops + 1);
+            let through_ref = self.map(instance, &target, hops + 1);
             return self.map_here(&through_ref, pointer, schema, hops);
         }
         self.map_here(instance, pointer, schema, hops)
@@ -107,8 +108,8 @@ impl Walker<'_> {
     fn fits(&self, pointer: &str, value: &Value, hops: usize) -> bool {
         let (Some(schema), Value::Object(instance)) = (self.node(pointer).and_then(Value::as_object), value) else { return true };
         if hops < MAX_REF_HOPS
-            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#'))
-            && !self.fits(target, value, hops + 1)
+            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| locate::local_target(self.root, r))
+            && !self.fits(&target, value, hops + 1)
         {
             return false;
         }
@@ -122,7 +123,7 @@ impl Walker<'_> {
                 continue;
             };
             let tags = declared.get("enum").and_then(Value::as_array).cloned().or_else(|| declared.get("const").map(|c| vec![c.clone()]));
-            if tags.is_some_and(|tags| !tags.contains(item)) {
+            if tags.is_some_and(|tags| !schema_fidelity_translators::equality::contains(&tags, item)) {
                 return false;
             }
         }

@@ -70,10 +70,10 @@ fn graph(schema: &Value, skip_optional: bool) -> BTreeMap<String, Vec<String>> {
             continue;
         }
         let mut out = Vec::new();
-        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#'))
-            && schema.pointer(target).is_some()
-        {
-            out.push(target.to_owned());
+        // Percent-encoded pointers and anchors too: a cycle spelled `#/$defs/a%20b` or `#node` is
+        // still a cycle.
+        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| schema_fidelity_translators::locate::local_target(schema, r)) {
+            out.push(target);
         }
         let required: Vec<&str> = node.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
         for child in walk::children(node) {
@@ -175,5 +175,13 @@ mod tests {
         let optional = json!({"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}});
         assert_eq!(forbidden_cycle(&optional, Recursion::OptionalOnly), None);
         assert!(forbidden_cycle(&optional, Recursion::None).is_some());
+    }
+
+    #[test]
+    fn cycles_through_percent_encoded_pointers_and_anchors_are_found() {
+        let encoded = json!({"$defs": {"a b": {"type": "object", "properties": {"n": {"$ref": "#/$defs/a%20b"}}, "required": ["n"]}}, "$ref": "#/$defs/a%20b"});
+        assert!(forbidden_cycle(&encoded, Recursion::OptionalOnly).is_some());
+        let anchored = json!({"$defs": {"n": {"$anchor": "node", "type": "object", "properties": {"n": {"$ref": "#node"}}, "required": ["n"]}}, "$ref": "#node"});
+        assert!(forbidden_cycle(&anchored, Recursion::None).is_some());
     }
 }
