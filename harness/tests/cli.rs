@@ -383,3 +383,16 @@ fn run_fails_when_a_translator_cannot_start() {
     let out = s.run(&["run", "-t", "identity", "-t", "anthropic"]);
     assert_eq!(out.code, 0, "{}", out.all());
 }
+
+/// The main job fails on a deliberately wrong table (a check that cannot fail is the worst
+/// defect): `const` claimed refused although identity never refuses.
+#[test]
+fn run_fails_on_a_deliberately_wrong_table() {
+    let s = Scratch::new("run-wrong-table");
+    let out = s.run(&["run", "-t", "identity"]);
+    assert_eq!(out.code, 0, "the honest table passes: {}", out.all());
+    s.edit("dispositions/identity.yaml", "  const: { disposition: preserved }", "  const: { disposition: refused }");
+    let out = s.run(&["run", "-t", "identity"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.all().contains("a refused row applies but the translator projected"), "{}", out.all());
+}
