@@ -453,7 +453,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         Ok(f) => f,
         Err(e) => {
             let line = e.location().map(|l| l.line());
-            return (None, vec![err(line, format!("not a valid disposition table: {}", first_line(&e.to_string())))]);
+            return (None, vec![err(line, shape_error(text, line, first_line(&e.to_string())))]);
         }
     };
 
@@ -657,6 +657,36 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
         issues: r.issues.clone(),
         known_violation: r.known_violation.clone(),
     })
+}
+
+/// The YAML reader's message, said in the table's terms: a duplicated row names the keyword and
+/// both lines, a misspelled field gets the nearest right one. Anything else is passed on.
+fn shape_error(text: &str, line: Option<u64>, message: &str) -> String {
+    let body = message.split_once(": duplicate mapping key: ").map(|(_, rest)| rest).or_else(|| message.strip_prefix("duplicate mapping key: "));
+    if let (Some(rest), Some(line)) = (body, line) {
+        let key = rest.split(',').next().unwrap_or(rest).trim();
+        let at = usize::try_from(line).unwrap_or(usize::MAX);
+        let lines: Vec<&str> = text.lines().collect();
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        let this_indent = lines.get(at.wrapping_sub(1)).map_or(0, |l| indent(l));
+        let is_key = |l: &str| {
+            let t = l.trim_start();
+            [format!("{key}:"), format!("\"{key}\":"), format!("'{key}':")].iter().any(|k| t.starts_with(k.as_str()))
+        };
+        let first = lines.iter().take(at.saturating_sub(1)).enumerate().filter(|(_, l)| indent(l) == this_indent && is_key(l)).map(|(i, _)| i + 1).last();
+        return match first {
+            Some(first) => format!("`{key}` has two rows (lines {first} and {line}): a keyword gets exactly one disposition"),
+            None => format!("`{key}` is listed twice: a keyword gets exactly one disposition"),
+        };
+    }
+    if let Some((_, rest)) = message.split_once("unknown field `")
+        && let Some((field, expected)) = rest.split_once("`, expected one of ")
+    {
+        let fields = expected.split(", ").map(|f| f.trim_matches('`'));
+        let near = nearest(field, fields).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+        return format!("unknown field `{field}`{near}; a row takes {expected}");
+    }
+    format!("not a valid disposition table: {message}")
 }
 
 fn first_line(s: &str) -> &str {

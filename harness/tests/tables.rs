@@ -88,8 +88,8 @@ fn a_duplicated_row_is_rejected_with_its_line() {
     let text = identity_text().replacen("  minimum: { disposition: preserved }", "  minimum: { disposition: preserved }\n  minimum: { disposition: refused }", 1);
     let errors = lint(&text, "identity");
     let e = errors.first().expect("rejected");
-    assert!(e.message.contains("duplicate"), "{e}");
     let line = text.lines().position(|l| l == "  minimum: { disposition: refused }").expect("inserted") as u64 + 1;
+    assert_eq!(e.message, format!("`minimum` has two rows (lines {} and {line}): a keyword gets exactly one disposition", line - 1), "{e}");
     assert_eq!(e.line, Some(line), "{e}");
     assert!(e.to_string().starts_with(&format!("dispositions/identity.yaml:{line}:")), "{e}");
 }
@@ -188,4 +188,12 @@ fn rows_resolve_by_root_then_form_then_base() {
     let uri = serde_json::json!("https://example.com/s.json");
     assert_eq!(t.row("$ref", &uri, false).map(|r| r.id.refinement.clone()), Ok(Some("uri".to_owned())));
     assert!(t.row("x-vendor", &serde_json::json!(1), false).is_ok(), "the `*` extension glob");
+}
+
+#[test]
+fn a_misspelled_field_gets_the_nearest_right_one() {
+    let text = identity_text().replacen("  minimum: { disposition: preserved }", "  minimum: { dispositon: preserved }", 1);
+    let errors = lint(&text, "identity");
+    let e = errors.first().expect("rejected");
+    assert!(e.message.starts_with("unknown field `dispositon` (did you mean `disposition`?)"), "{e}");
 }
