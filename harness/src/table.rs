@@ -673,7 +673,7 @@ fn shape_error(text: &str, line: Option<u64>, message: &str) -> String {
             let t = l.trim_start();
             [format!("{key}:"), format!("\"{key}\":"), format!("'{key}':")].iter().any(|k| t.starts_with(k.as_str()))
         };
-        let first = lines.iter().take(at.saturating_sub(1)).enumerate().filter(|(_, l)| indent(l) == this_indent && is_key(l)).map(|(i, _)| i + 1).last();
+        let first = lines.iter().take(at.saturating_sub(1)).enumerate().filter(|(_, l)| indent(l) == this_indent && is_key(l)).map(|(i, _)| i + 1).next_back();
         return match first {
             Some(first) => format!("`{key}` has two rows (lines {first} and {line}): a keyword gets exactly one disposition"),
             None => format!("`{key}` is listed twice: a keyword gets exactly one disposition"),
