@@ -505,13 +505,13 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     }
 
     let dialect = file.dialect.unwrap_or(Dialect::JsonSchema);
+    let grammar_line = text.lines().position(|l| l.starts_with("grammar:")).map(|i| i as u64 + 1);
     let grammar = file.grammar.as_ref().and_then(|g| {
-        let gpath = dispositions_dir.join(g);
-        let read = std::fs::read_to_string(&gpath).map_err(|e| e.to_string());
+        let read = read_grammar(dispositions_dir, g);
         match read.and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
             Ok(v) => Some((PathBuf::from("dispositions").join(g), v)),
             Err(e) => {
-                errors.push(err(None, format!("grammar `{g}`: {e}")));
+                errors.push(err(grammar_line, format!("grammar `{g}`: {e}")));
                 None
             }
         }
@@ -657,6 +657,33 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
         issues: r.issues.clone(),
         known_violation: r.known_violation.clone(),
     })
+}
+
+/// The largest grammar file read: provider allowlists are a few dozen KB.
+pub const MAX_GRAMMAR_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Read the grammar `name` from beside the tables: it must resolve (symlinks followed) to a regular
+/// file inside `dispositions_dir`, of at most [`MAX_GRAMMAR_BYTES`]. A table is project data, not
+/// a way to read `/dev/zero` or a file outside the project.
+fn read_grammar(dispositions_dir: &Path, name: &str) -> Result<String, String> {
+    use std::io::Read as _;
+    let base = dispositions_dir.canonicalize().map_err(|e| format!("cannot resolve {}: {e}", dispositions_dir.display()))?;
+    let path = base.join(name).canonicalize().map_err(|e| format!("cannot read: {e}"))?;
+    if !path.starts_with(&base) {
+        return Err(format!("resolves to {}, outside dispositions/: a grammar must live beside the tables", path.display()));
+    }
+    let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err("is not a regular file".to_owned());
+    }
+    let mut text = String::new();
+    let read = std::fs::File::open(&path)
+        .and_then(|f| f.take(MAX_GRAMMAR_BYTES + 1).read_to_string(&mut text))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if read as u64 > MAX_GRAMMAR_BYTES {
+        return Err(format!("is larger than {MAX_GRAMMAR_BYTES} bytes"));
+    }
+    Ok(text)
 }
 
 /// The YAML reader's message, said in the table's terms: a duplicated row names the keyword and

@@ -197,3 +197,13 @@ fn a_misspelled_field_gets_the_nearest_right_one() {
     let e = errors.first().expect("rejected");
     assert!(e.message.starts_with("unknown field `dispositon` (did you mean `disposition`?)"), "{e}");
 }
+
+#[test]
+fn a_grammar_outside_the_tables_or_not_a_file_is_refused_with_its_line() {
+    for (grammar, says) in [("/dev/zero", "outside dispositions/"), ("../Cargo.toml", "outside dispositions/"), ("grammars", "not a regular file")] {
+        let text = identity_text().replacen("keywords:\n", &format!("grammar: {grammar}\nkeywords:\n"), 1);
+        let errors = lint(&text, "identity");
+        let line = text.lines().position(|l| l.starts_with("grammar:")).expect("inserted") as u64 + 1;
+        assert!(errors.iter().any(|e| e.line == Some(line) && e.message.contains(says)), "{grammar}: {errors:?}");
+    }
+}
