@@ -3,6 +3,7 @@
 //! ```text
 //! schema-fidelity run [--translator NAME]...     run every table against the corpus, print a summary
 //! schema-fidelity report [--check]               write (or compare) reports/: matrix, pages, report.json
+//! schema-fidelity report --diff OLD.json [NEW]    what changed between two runs' report.json
 //! schema-fidelity explain TRANSLATOR KEYWORD     one row in plain words, with cases and a witness
 //! schema-fidelity check SCHEMA.json [...]        what each translator does to a user's tool schema
 //! schema-fidelity lint                           check tables and corpus files, with file and line
@@ -46,6 +47,10 @@ commands:
   run [--translator NAME]...          run the contract (every table against the corpus) and print a summary
   report [--check]                    write reports/: the matrix (matrix.md, index.html), one page per
                                       translator and report.json; --check only compares and shows the diff
+  report --diff OLD.json [NEW.json]   what changed between two runs (NEW: reports/report.json): translators
+                                      added or upgraded, dispositions, marks added or fixed, cases that
+                                      started or stopped failing; OLD of another revision:
+                                      git show REV:reports/report.json > /tmp/old.json
   explain TRANSLATOR [KEYWORD]        what a row means: table line, plain words, the cases that use it and a
                                       witness for an approximation (also TRANSLATOR/KEYWORD[:REFINEMENT];
                                       without KEYWORD, every row of the table)
@@ -215,7 +220,9 @@ fn report_command(args: &[String]) -> Result<bool, String> {
     let check_only = match args {
         [] => false,
         [flag] if flag == "--check" => true,
-        [other, ..] => return Err(format!("report: unexpected argument `{other}` (report [--check])")),
+        [flag, old] if flag == "--diff" => return report_diff(old, None),
+        [flag, old, new] if flag == "--diff" => return report_diff(old, Some(new)),
+        [other, ..] => return Err(format!("report: unexpected argument `{other}` (report [--check] | report --diff OLD.json [NEW.json])")),
     };
     let loaded = trials::load(project()?, &Selection::All);
     let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
@@ -252,6 +259,22 @@ fn report_command(args: &[String]) -> Result<bool, String> {
             println!("  {c}");
         }
     }
+    Ok(true)
+}
+
+/// `report --diff OLD [NEW]`: compare two runs' report.json, without running anything.
+fn report_diff(old: &str, new: Option<&String>) -> Result<bool, String> {
+    let read = |path: &std::path::Path| -> Result<serde_json::Value, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: not a report.json: {e}", path.display()))
+    };
+    let new_path = match new {
+        Some(p) => std::path::PathBuf::from(p),
+        None => project()?.root.join(report::REPORTS_DIR).join("report.json"),
+    };
+    let (o, n) = (read(std::path::Path::new(old))?, read(&new_path)?);
+    let changes = report::compare::compare(&o, &n);
+    print!("{}", report::compare::render(old, &new_path.display().to_string(), &changes));
     Ok(true)
 }
 

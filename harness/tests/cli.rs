@@ -396,3 +396,15 @@ fn run_fails_on_a_deliberately_wrong_table() {
     assert_eq!(out.code, 1, "{}", out.all());
     assert!(out.all().contains("a refused row applies but the translator projected"), "{}", out.all());
 }
+
+#[test]
+fn report_diff_compares_two_runs_without_running_anything() {
+    let committed = repo().join("reports/report.json");
+    let committed = committed.to_str().expect("utf-8 path");
+    let out = run(&["report", "--diff", committed, committed]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("no change in translators, dispositions, marks, verdicts or corpus"), "{}", out.all());
+    let out = run(&["report", "--diff", "/nonexistent/old.json"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.all().contains("/nonexistent/old.json: cannot read"), "{}", out.all());
+}

@@ -22,6 +22,7 @@
 pub mod anchor;
 pub mod candidates;
 pub mod check;
+pub mod compare;
 pub mod diff;
 pub mod explain;
 pub mod hash;

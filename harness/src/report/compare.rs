@@ -1,0 +1,186 @@
+//! `schema-fidelity report --diff OLD.json [NEW.json]`: what changed between two runs, read from
+//! their `report.json` files, in the terms a reviewer of a translator bump reads: translators added,
+//! removed or upgraded (their table's `source:` changed), dispositions changed, marks added (a new
+//! known violation) or removed (fixed), cases that started or stopped failing, and the corpus.
+//!
+//! It reads the reports as JSON values rather than the typed model, so a report written by an older
+//! version of the tool still compares: a field one side lacks reads as absent.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+/// The changes from `old` to `new`, one line each; empty when nothing a reviewer cares about moved.
+#[must_use]
+pub fn compare(old: &Value, new: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    corpus(old, new, &mut out);
+    let old_t = by_name(old);
+    let new_t = by_name(new);
+    for (name, t) in &new_t {
+        if !old_t.contains_key(name) {
+            out.push(format!("+ translator {name} added ({})", text(t, "source")));
+        }
+    }
+    for name in old_t.keys() {
+        if !new_t.contains_key(name) {
+            out.push(format!("- translator {name} removed"));
+        }
+    }
+    for (name, n) in &new_t {
+        let Some(o) = old_t.get(name) else { continue };
+        translator(name, o, n, &mut out);
+    }
+    out
+}
+
+/// The text form: a heading and the lines, or a sentence saying nothing changed.
+#[must_use]
+pub fn render(old_name: &str, new_name: &str, changes: &[String]) -> String {
+    let mut s = format!("{old_name} -> {new_name}\n");
+    if changes.is_empty() {
+        s.push_str("no change in translators, dispositions, marks, verdicts or corpus\n");
+    }
+    for c in changes {
+        let _ = writeln!(s, "{c}");
+    }
+    s
+}
+
+fn by_name(report: &Value) -> BTreeMap<String, &Value> {
+    report["translators"].as_array().into_iter().flatten().filter_map(|t| Some((t["name"].as_str()?.to_owned(), t))).collect()
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or("")
+}
+
+fn corpus(old: &Value, new: &Value, out: &mut Vec<String>) {
+    let (o, n) = (&old["corpus"], &new["corpus"]);
+    if o["own_cases"] != n["own_cases"] {
+        out.push(format!("~ corpus: {} -> {} own cases", o["own_cases"], n["own_cases"]));
+    } else if o["own"]["hash"] != n["own"]["hash"] {
+        out.push("~ corpus: own cases edited (same count)".to_owned());
+    }
+    if o["suite"]["hash"] != n["suite"]["hash"] {
+        out.push(format!("~ JSON-Schema-Test-Suite: {} -> {}", o["suite"]["hash"], n["suite"]["hash"]));
+    }
+}
+
+fn translator(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
+    if o["source"] != n["source"] {
+        out.push(format!("~ {name}: upgraded or re-read: source `{}` -> `{}`", text(o, "source"), text(n, "source")));
+    }
+    let rows = |t: &Value| -> BTreeMap<String, Value> {
+        t["rows"].as_array().into_iter().flatten().filter_map(|r| Some((r["citation"].as_str()?.to_owned(), r.clone()))).collect()
+    };
+    let (or, nr) = (rows(o), rows(n));
+    for (cite, r) in &nr {
+        let Some(before) = or.get(cite) else {
+            out.push(format!("+ {cite}: new row, {}", disposition(r)));
+            continue;
+        };
+        if disposition(before) != disposition(r) {
+            out.push(format!("~ {cite}: {} -> {}", disposition(before), disposition(r)));
+        }
+        match (mark(before), mark(r)) {
+            (None, Some(m)) => out.push(format!("! {cite}: new known violation ({m})")),
+            (Some(m), None) => out.push(format!("✓ {cite}: known violation fixed, mark removed ({m})")),
+            (Some(a), Some(b)) if a != b => out.push(format!("~ {cite}: known violation {a} -> {b}")),
+            _ => {}
+        }
+    }
+    for cite in or.keys() {
+        if !nr.contains_key(cite) {
+            out.push(format!("- {cite}: row removed"));
+        }
+    }
+    let (ot, nt) = (&o["trials"], &n["trials"]);
+    if ot.is_object() && nt.is_object() {
+        for field in ["passed", "failed", "known_violations", "skipped"] {
+            if ot[field] != nt[field] {
+                out.push(format!("~ {name}: {field} {} -> {}", ot[field], nt[field]));
+            }
+        }
+        let cases = |t: &Value| -> Vec<String> { t["failed_cases"].as_array().into_iter().flatten().filter_map(|c| c.as_str().map(str::to_owned)).collect() };
+        let (of, nf) = (cases(ot), cases(nt));
+        for c in nf.iter().filter(|c| !of.contains(c)) {
+            out.push(format!("! {name}: {c} now fails"));
+        }
+        for c in of.iter().filter(|c| !nf.contains(c)) {
+            out.push(format!("✓ {name}: {c} no longer fails"));
+        }
+    }
+}
+
+fn disposition(row: &Value) -> String {
+    let mut s = text(row, "disposition").to_owned();
+    if let Some(d) = row["direction"].as_str() {
+        let _ = write!(s, " ({d})");
+    }
+    if let Some(to) = row["to"].as_str() {
+        let _ = write!(s, " to {to}");
+    }
+    s
+}
+
+fn mark(row: &Value) -> Option<String> {
+    let k = row.get("known_violation").filter(|k| k.is_object())?;
+    Some(format!("{}, {}", text(k, "direction"), text(k, "issue")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn report(source: &str, rows: Value, failed: &[&str]) -> Value {
+        json!({
+            "corpus": {"own": {"hash": "a"}, "own_cases": 3, "suite": null},
+            "translators": [{
+                "name": "t", "source": source, "rows": rows,
+                "trials": {"passed": 3 - failed.len(), "failed": failed.len(), "known_violations": 0, "skipped": 0, "failed_cases": failed}
+            }]
+        })
+    }
+
+    #[test]
+    fn a_bump_shows_its_upgrade_marks_dispositions_and_verdicts() {
+        let old = report(
+            "pkg 1.0",
+            json!([
+                {"citation": "t/const", "disposition": "preserved", "known_violation": {"issue": "x#1", "direction": "widening"}},
+                {"citation": "t/pattern", "disposition": "preserved"}
+            ]),
+            &["corpus/a.yaml::x"],
+        );
+        let new = report(
+            "pkg 2.0",
+            json!([
+                {"citation": "t/const", "disposition": "preserved"},
+                {"citation": "t/pattern", "disposition": "approximated", "direction": "widening", "to": "description"}
+            ]),
+            &["corpus/b.yaml::y"],
+        );
+        let changes = compare(&old, &new);
+        assert_eq!(
+            changes,
+            [
+                "~ t: upgraded or re-read: source `pkg 1.0` -> `pkg 2.0`",
+                "✓ t/const: known violation fixed, mark removed (widening, x#1)",
+                "~ t/pattern: preserved -> approximated (widening) to description",
+                "! t: corpus/b.yaml::y now fails",
+                "✓ t: corpus/a.yaml::x no longer fails",
+            ]
+        );
+        assert!(compare(&new, &new).is_empty());
+    }
+
+    #[test]
+    fn translators_added_and_removed_are_listed() {
+        let old = json!({"translators": [{"name": "a", "source": "s"}]});
+        let new = json!({"translators": [{"name": "b", "source": "pkg 3"}]});
+        assert_eq!(compare(&old, &new), ["+ translator b added (pkg 3)", "- translator a removed"]);
+    }
+}
