@@ -31,7 +31,7 @@ use crate::table::{Direction, Disposition, Row, Table};
 use crate::trials::{Loaded, Resolver};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Everything the reports show.
 #[derive(Debug, Clone, Serialize)]
@@ -135,8 +135,10 @@ pub struct RowReport {
     pub spelled_as: Option<String>,
     /// For an approximation: `widening` or `narrowing`.
     pub direction: Option<String>,
-    /// For an approximation: what the keyword became.
+    /// For an approximation: what the keyword became (the oracle's word, see `table::Becomes`).
     pub to: Option<String>,
+    /// The same in the table's own words (`becomes:`), when it gives them.
+    pub becomes: Option<String>,
     pub note: Option<String>,
     pub issues: Vec<String>,
     pub known_violation: Option<KnownViolationReport>,
@@ -433,6 +435,7 @@ fn row_report(translator: &str, row: &Row, cases: Option<usize>, witness: Option
         spelled_as,
         direction,
         to,
+        becomes: row.becomes.clone(),
         note: row.note.clone(),
         issues: row.issues.clone(),
         known_violation: row.known_violation.as_ref().map(|k| KnownViolationReport {
@@ -575,12 +578,12 @@ impl RowReport {
             }
             ("approximated", Some("narrowing")) => format!(
                 "becomes {}: the projection may reject values the source accepts, so the model cannot send some valid arguments.",
-                self.to.as_deref().unwrap_or("something else")
+                self.becomes.as_deref().or(self.to.as_deref()).unwrap_or("something else")
             ),
             ("approximated", _) => format!(
                 "becomes {}: the projection may accept values the source rejects, so the model can send arguments that break the \
                  constraint and the tool must still check them.",
-                self.to.as_deref().unwrap_or("something else")
+                self.becomes.as_deref().or(self.to.as_deref()).unwrap_or("something else")
             ),
             _ => "makes the translator refuse the schema with an error citing it: the tool cannot be sent to this provider as it is."
                 .to_owned(),
