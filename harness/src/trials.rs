@@ -245,7 +245,7 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
     let mut trials = Vec::new();
     for e in &loaded.corpus_errors {
         let message = e.to_string();
-        trials.push(Trial::test(format!("corpus::{}", e.id), move || Err(Failed::from(message.clone()))).with_kind("corpus"));
+        trials.push(Trial::test(format!("corpus::{}", e.id), move || Err(Failed::from(crate::terminal::sanitize(&message)))).with_kind("corpus"));
     }
     for (name, table, errors) in &loaded.tables {
         let translator = resolver(name);
@@ -258,7 +258,7 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
                 if missing_translator {
                     messages.push(format!("dispositions/{tname}.yaml: no translator named `{tname}` is known (built-in or external)"));
                 }
-                if messages.is_empty() { Ok(()) } else { Err(Failed::from(messages.join("\n"))) }
+                if messages.is_empty() { Ok(()) } else { Err(Failed::from(crate::terminal::sanitize(&messages.join("\n")))) }
             })
             .with_kind(name.clone()),
         );
@@ -276,9 +276,10 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
                     Some(reason) => Ok(Completion::ignored_with(reason)),
                     None => match oracle::check(&table, translator.as_ref(), &case, &shared.env) {
                     Verdict::Pass(_) => Ok(Completion::Completed),
-                    Verdict::Skip(reason) => Ok(Completion::ignored_with(reason)),
-                    Verdict::ExpectedFailure { message, .. } => Ok(Completion::ignored_with(message)),
-                    Verdict::Fail(f) => Err(Failed::from(f.message)),
+                    Verdict::Skip(reason) => Ok(Completion::ignored_with(crate::terminal::sanitize(&reason))),
+                    Verdict::ExpectedFailure { message, .. } => Ok(Completion::ignored_with(crate::terminal::sanitize(&message))),
+                    // Schemas, cases and adapters' text reach the test log: escapes are shown, not sent.
+                    Verdict::Fail(f) => Err(Failed::from(crate::terminal::sanitize(&f.message))),
                     },
                 })
                 .with_kind(name.clone()),
