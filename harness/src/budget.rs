@@ -282,55 +282,11 @@ impl<'a> RefGraph<'a> {
     /// For every target, the most references a chain entering it follows.
     fn longest(&self) -> Vec<u64> {
         let n = self.targets.len();
-        // Tarjan's algorithm with an explicit stack: (node, next edge to look at).
-        let mut order = vec![usize::MAX; n];
-        let mut low = vec![0; n];
-        let mut on_stack = vec![false; n];
+        let components = schema_fidelity_translators::graph::strongly_connected_components(&self.edges);
         let mut component = vec![usize::MAX; n];
-        let mut components: Vec<Vec<usize>> = Vec::new();
-        let mut stack: Vec<usize> = Vec::new();
-        let mut counter = 0;
-        for start in 0..n {
-            if order[start] != usize::MAX {
-                continue;
-            }
-            let mut calls: Vec<(usize, usize)> = vec![(start, 0)];
-            order[start] = counter;
-            low[start] = counter;
-            counter += 1;
-            stack.push(start);
-            on_stack[start] = true;
-            while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
-                if let Some(&w) = self.edges[v].get(*edge) {
-                    *edge += 1;
-                    if order[w] == usize::MAX {
-                        order[w] = counter;
-                        low[w] = counter;
-                        counter += 1;
-                        stack.push(w);
-                        on_stack[w] = true;
-                        calls.push((w, 0));
-                    } else if on_stack[w] {
-                        low[v] = low[v].min(order[w]);
-                    }
-                    continue;
-                }
-                calls.pop();
-                if let Some(&(parent, _)) = calls.last() {
-                    low[parent] = low[parent].min(low[v]);
-                }
-                if low[v] == order[v] {
-                    let mut members = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        component[w] = components.len();
-                        members.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    components.push(members);
-                }
+        for (c, members) in components.iter().enumerate() {
+            for &v in members {
+                component[v] = c;
             }
         }
         // Components come out successors first, so each one's successors are already measured.

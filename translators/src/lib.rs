@@ -12,6 +12,7 @@
 //! - [`form`]: value forms, by which a disposition row may refine itself.
 //! - [`model`]: the [`Translator`](model::Translator) trait and its outcome.
 //! - [`codec`]: instance mappings for projections that change instance shape on purpose.
+//! - [`graph`]: strongly connected components of reference graphs.
 //! - [`locate`]: the instance locator (which schema nodes apply at an instance location).
 //! - [`root`]: whether a root accepts only objects (where forcing `type: object` is exact).
 //! - [`builtin`]: the reference translators.
@@ -20,6 +21,7 @@ pub mod builtin;
 pub mod codec;
 pub mod equality;
 pub mod form;
+pub mod graph;
 pub mod locate;
 pub mod model;
 pub mod root;

@@ -584,57 +584,19 @@ impl Normalizer {
     }
 }
 
-/// Which definitions reach themselves through references.
 /// The definitions that reach themselves through references: those on a cycle, i.e. in a
 /// strongly connected component of more than one definition or referring to themselves.
-/// Tarjan's algorithm, iteratively: a search from every definition was quadratic in their
-/// number, and a chain of thousands of definitions took minutes.
+/// Components, not a search from every definition: that was quadratic in their number, and a
+/// chain of thousands of definitions took minutes.
 fn recursive_definitions(defs: &BTreeMap<String, Value>) -> BTreeSet<String> {
     let names: Vec<&String> = defs.keys().collect();
     let index: BTreeMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
     // Only definitions have outgoing edges, so only edges between definitions can close a cycle.
     let edges: Vec<Vec<usize>> = defs.values().map(|schema| referenced_names(schema).iter().filter_map(|n| index.get(n.as_str()).copied()).collect()).collect();
-    let n = names.len();
-    let (mut order, mut low, mut on_stack) = (vec![usize::MAX; n], vec![0; n], vec![false; n]);
-    let (mut stack, mut counter, mut out) = (Vec::new(), 0, BTreeSet::new());
-    for start in 0..n {
-        if order[start] != usize::MAX {
-            continue;
-        }
-        let mut calls: Vec<(usize, usize)> = vec![(start, 0)];
-        (order[start], low[start], on_stack[start]) = (counter, counter, true);
-        counter += 1;
-        stack.push(start);
-        while let Some(&mut (v, ref mut next)) = calls.last_mut() {
-            if let Some(&w) = edges[v].get(*next) {
-                *next += 1;
-                if order[w] == usize::MAX {
-                    (order[w], low[w], on_stack[w]) = (counter, counter, true);
-                    counter += 1;
-                    stack.push(w);
-                    calls.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(order[w]);
-                }
-                continue;
-            }
-            calls.pop();
-            if let Some(&(parent, _)) = calls.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == order[v] {
-                let mut component = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    component.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                if component.len() > 1 || edges[v].contains(&v) {
-                    out.extend(component.into_iter().map(|w| names[w].clone()));
-                }
-            }
+    let mut out = BTreeSet::new();
+    for component in crate::graph::strongly_connected_components(&edges) {
+        if component.len() > 1 || component.first().is_some_and(|&v| edges[v].contains(&v)) {
+            out.extend(component.into_iter().map(|w| names[w].clone()));
         }
     }
     out
