@@ -17,6 +17,7 @@
 //! | required length (names in one `required`) | 300 | `SCHEMA_FIDELITY_MAX_REQUIRED` |
 //! | `$ref` chain (references, each inside the target of the one before) | 64 | `SCHEMA_FIDELITY_MAX_REF_CHAIN` |
 //! | instance length (longest string or array built) | 4,096 | `SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH` |
+//! | trial time (one trial's witness search, in seconds) | 30 | `SCHEMA_FIDELITY_MAX_TRIAL_SECONDS` |
 //!
 //! Nesting is bounded too, but not here: JSON is read at most 128 levels deep (serde_json's limit)
 //! and schemas are walked at most [`walk::MAX_DEPTH`] (also 128) levels deep; neither is a knob,
@@ -30,13 +31,19 @@
 //! budget is a corpus error naming its file and line); the JSON-Schema-Test-Suite is read as it
 //! is, its cases being small by construction.
 //!
-//! Memory and time follow from these; there is no separate knob for either. What the generators
-//! build is bounded by the instance length and the schema's own size, and the candidate
-//! generator, the witness plans and draws, and the translators' enum handling are linear in an
-//! enum, a property list or a `required` list. One path is not: applying a null-means-absent
-//! codec (`codec.rs`, `openai-strict`) searches an object's sites once per key, quadratic in the
-//! properties of one object. That is why the property count defaults to 300: at 2,000, one
-//! `openai-strict` trial takes over ten seconds in a debug build.
+//! Memory follows from these; there is no separate knob for it. What the generators build is
+//! bounded by the instance length and the schema's own size, and the witness plans and draws,
+//! the candidate generator, applying a codec (`codec.rs` indexes its sites once per projection)
+//! and the translators' enum handling are linear in an enum, a property list or a `required`
+//! list. The hostile-input tests run every command under a 2 GiB address-space limit.
+//!
+//! Time follows from them too, but a search whose every draw is slow (a pattern the regex engine
+//! takes long over, a schema just inside every budget) could still take minutes, so a trial's
+//! witness search has a time budget of its own: past it the trial fails, naming the budget and
+//! the draws it made, rather than pass on fewer draws than it claims. The default is a safety
+//! net thirty times a slow trial's cost in a debug build, not a target; the property count
+//! defaults to 300 because a debug-build `openai-strict` trial costs about 7 ms per property of
+//! one object (2 s at 300) through its null-means-absent codec.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -68,9 +75,10 @@ pub const REF_CHAIN: Budget =
     Budget { name: "$ref chain", env: "SCHEMA_FIDELITY_MAX_REF_CHAIN", default: 64, unit: "references, each inside the target of the one before" };
 pub const INSTANCE_LENGTH: Budget =
     Budget { name: "instance length", env: "SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH", default: 4096, unit: "characters or items" };
+pub const TRIAL_SECONDS: Budget = Budget { name: "trial time", env: "SCHEMA_FIDELITY_MAX_TRIAL_SECONDS", default: 30, unit: "seconds" };
 
 /// Every budget, in the order the documentation lists them.
-pub const ALL: [&Budget; 7] = [&INPUT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH];
+pub const ALL: [&Budget; 8] = [&INPUT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH, &TRIAL_SECONDS];
 
 /// The budgets of a run: the defaults, with what the environment overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,6 +143,12 @@ pub fn current() -> &'static Budgets {
 #[must_use]
 pub fn instance_length() -> u64 {
     current().get(&INSTANCE_LENGTH)
+}
+
+/// The longest a trial's witness search may take ([`TRIAL_SECONDS`]).
+#[must_use]
+pub fn trial_time() -> std::time::Duration {
+    std::time::Duration::from_secs(current().get(&TRIAL_SECONDS))
 }
 
 /// A budget exceeded: which, by how much, and where.

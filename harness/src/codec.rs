@@ -11,6 +11,8 @@
 //! matched, required keys present) wins, so a discriminated union is read through the right branch.
 //! Recursion through `$ref` is bounded by the instance's own depth, which serde_json bounds.
 
+use std::collections::{HashMap, HashSet};
+
 use schema_fidelity_translators::codec::{Codec, NullSite};
 use schema_fidelity_translators::locate;
 use serde_json::{Map, Value};
@@ -25,25 +27,72 @@ pub enum Way {
 }
 
 /// Map `instance` through `codec` in direction `way`, guided by the projection schema `root`.
+/// To map many instances through one codec, prepare a [`Mapper`] once.
 #[must_use]
 pub fn apply(codec: &Codec, root: &Value, instance: &Value, way: Way) -> Value {
-    let (sites, null_means_absent) = match codec {
-        Codec::Identity => return instance.clone(),
-        Codec::NullMeansAbsent { sites } => (sites, true),
-        Codec::AbsentMeansNull { sites } => (sites, false),
-    };
-    if sites.is_empty() {
-        return instance.clone();
+    Mapper::new(codec, root).apply(instance, way)
+}
+
+/// A codec prepared for one projection: its sites indexed by object, so that each instance costs
+/// a walk, not a scan of every site per key.
+pub struct Mapper<'a> {
+    root: &'a Value,
+    /// `None` for the identity (or a codec with no site).
+    sites: Option<(HashMap<&'a str, SitesHere<'a>>, bool)>,
+}
+
+impl<'a> Mapper<'a> {
+    #[must_use]
+    pub fn new(codec: &'a Codec, root: &'a Value) -> Self {
+        let sites = match codec {
+            Codec::Identity => None,
+            Codec::NullMeansAbsent { sites } => (!sites.is_empty()).then(|| (index(sites), true)),
+            Codec::AbsentMeansNull { sites } => (!sites.is_empty()).then(|| (index(sites), false)),
+        };
+        Mapper { root, sites }
     }
-    // Encode for null-means-absent inserts nulls; decode removes them. The inverse codec swaps.
-    let insert_nulls = (way == Way::Encode) == null_means_absent;
-    let walker = Walker { root, sites, insert_nulls };
-    walker.map(instance, "", 0)
+
+    /// Whether every instance maps to itself.
+    #[must_use]
+    pub fn is_identity(&self) -> bool {
+        self.sites.is_none()
+    }
+
+    /// Map `instance` in direction `way`.
+    #[must_use]
+    pub fn apply(&self, instance: &Value, way: Way) -> Value {
+        let Some((sites, null_means_absent)) = &self.sites else { return instance.clone() };
+        // Encode for null-means-absent inserts nulls; decode removes them. The inverse codec swaps.
+        let insert_nulls = (way == Way::Encode) == *null_means_absent;
+        Walker { root: self.root, sites, insert_nulls }.map(instance, "", 0)
+    }
+}
+
+/// The sites by object pointer, so that finding an object's sites and asking whether a key is one
+/// costs a lookup, not a scan: a scan per key is quadratic in the properties of one object.
+fn index(sites: &[NullSite]) -> HashMap<&str, SitesHere<'_>> {
+    let mut by_object: HashMap<&str, SitesHere<'_>> = HashMap::new();
+    for site in sites {
+        let here = by_object.entry(site.object.as_str()).or_default();
+        if here.set.insert(site.property.as_str()) {
+            here.in_order.push(site.property.as_str());
+        }
+    }
+    by_object
+}
+
+/// The null sites of one object: in the codec's order (inserted nulls land where they always
+/// did, so witnesses print the same from run to run) and as a set for membership.
+#[derive(Default)]
+pub struct SitesHere<'a> {
+    in_order: Vec<&'a str>,
+    set: HashSet<&'a str>,
 }
 
 struct Walker<'a> {
     root: &'a Value,
-    sites: &'a [NullSite],
+    /// Object pointer to the properties that are null sites there.
+    sites: &'a HashMap<&'a str, SitesHere<'a>>,
     insert_nulls: bool,
 }
 
@@ -127,27 +176,29 @@ impl Walker<'_> {
                 return false;
             }
         }
-        let is_site = |key: &str| self.sites.iter().any(|s| s.object == pointer && s.property == key);
+        let here = self.sites.get(pointer);
+        let is_site = |key: &str| here.is_some_and(|h| h.set.contains(key));
         let required = schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
         required.filter(|key| !is_site(key)).all(|key| instance.contains_key(key))
     }
 
     fn map_object(&self, map: &mut Map<String, Value>, pointer: &str, schema: &Map<String, Value>) {
-        let here: Vec<&NullSite> = self.sites.iter().filter(|s| s.object == pointer).collect();
-        for site in &here {
-            match (self.insert_nulls, map.get(&site.property)) {
+        let empty = SitesHere::default();
+        let here = self.sites.get(pointer).unwrap_or(&empty);
+        for &property in &here.in_order {
+            match (self.insert_nulls, map.get(property)) {
                 (true, None) => {
-                    map.insert(site.property.clone(), Value::Null);
+                    map.insert(property.to_owned(), Value::Null);
                 }
                 (false, Some(Value::Null)) => {
-                    map.remove(&site.property);
+                    map.remove(property);
                 }
                 _ => {}
             }
         }
         let properties = schema.get("properties").and_then(Value::as_object);
         for (key, child) in map.iter_mut() {
-            if child.is_null() && here.iter().any(|s| &s.property == key) {
+            if child.is_null() && here.set.contains(key.as_str()) {
                 continue;
             }
             let escaped = schema_fidelity_translators::walk::escape(key);

@@ -130,7 +130,9 @@ pub fn own_files(project_root: &Path) -> Vec<(String, PathBuf)> {
         .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && is_case_file(e.path()))
+        // Anything with a corpus file's name but a directory: a symlink or a special file is read
+        // (through the input budget) and answered, never skipped without a word.
+        .filter(|e| !e.file_type().is_dir() && is_case_file(e.path()))
         .map(|e| {
             let rel = e.path().strip_prefix(project_root).unwrap_or(e.path());
             (slash_path(rel), e.path().to_owned())

@@ -125,6 +125,9 @@ pub enum FailureKind {
     Deviation { found: BTreeSet<Direction>, inverted: bool, contradicted: bool, blamed: Vec<(String, String)> },
     /// The witness generator's settings (environment variables) are invalid.
     WitnessSettings,
+    /// The trial ran out of its time budget before it could answer: not a verdict on the
+    /// translator, but not a pass either.
+    OverBudget,
 }
 
 /// A failed trial: what failed and the full message.
@@ -378,11 +381,12 @@ fn differential(
     let implicit_true = ctx.table.row("true", &Value::Bool(true), false).ok();
     let bounds = Bounds::new(&ctx.case.schema, &ctx.rows, implicit_true, env, ctx.case.assert_formats).with_projection(lifted);
     let mut witnesses = Vec::new();
+    let mapper = codec::Mapper::new(&projection.codec, lifted);
     for inst in &ctx.case.instances {
-        let encoded = codec::apply(&projection.codec, lifted, &inst.data, Way::Encode);
+        let encoded = mapper.apply(&inst.data, Way::Encode);
         let projection_accepts = compiled.is_valid(&encoded);
         if inst.valid {
-            let back = codec::apply(&projection.codec, lifted, &encoded, Way::Decode);
+            let back = mapper.apply(&encoded, Way::Decode);
             if back != inst.data {
                 return round_trip(ctx, &inst.data, &encoded, &back, lifted);
             }
@@ -390,7 +394,7 @@ fn differential(
         let direction = match (inst.valid, projection_accepts) {
             (true, false) => Some(Direction::Narrowing),
             (false, true) => {
-                let decoded = codec::apply(&projection.codec, lifted, &encoded, Way::Decode);
+                let decoded = mapper.apply(&encoded, Way::Decode);
                 (!source.is_valid(&decoded)).then_some(Direction::Widening)
             }
             _ => None,
@@ -424,7 +428,8 @@ fn differential(
     };
     let generated = match witness::search(&env.witness, &sides) {
         Ok(g) => g,
-        Err(e) => return ctx.fail(FailureKind::WitnessSettings, &e),
+        Err(witness::SearchError::Settings(e)) => return ctx.fail(FailureKind::WitnessSettings, &e),
+        Err(witness::SearchError::OverBudget(e)) => return ctx.fail(FailureKind::OverBudget, &e),
     };
     if let Some(rt) = &generated.round_trip {
         return round_trip(ctx, &rt.instance, &rt.encoded, &rt.decoded, lifted);

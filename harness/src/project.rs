@@ -62,7 +62,9 @@ impl Project {
             .flatten()
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+            // Anything with a table's name but a directory: a symlink or a special file is read
+            // (through the input budget) and answered, never skipped without a word.
+            .filter(|p| !p.is_dir() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
             .collect();
         files.sort();
         files

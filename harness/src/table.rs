@@ -436,9 +436,11 @@ pub fn load(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> Result<Tab
 /// that cases can still be checked against the rows it has.
 #[must_use]
 pub fn load_lenient(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> (Option<Table>, Vec<TableError>) {
-    match std::fs::read_to_string(path) {
+    // A table is read through the input budget like every file people write: a table that is
+    // (or links to) something endless is an error, not an allocation.
+    match crate::budget::read_text(path, crate::budget::current()) {
         Ok(text) => parse(&text, shown_as, dispositions_dir),
-        Err(e) => (None, vec![TableError { file: shown_as.to_owned(), line: None, message: format!("cannot read: {e}") }]),
+        Err(message) => (None, vec![TableError { file: shown_as.to_owned(), line: None, message }]),
     }
 }
 

@@ -206,6 +206,21 @@ fn an_object_with_too_many_properties_is_refused_by_budget() {
 }
 
 #[test]
+fn a_trial_that_outruns_its_time_budget_fails_naming_it() {
+    // 1,000 properties through openai-strict's null-means-absent codec: several seconds of draws
+    // in a debug build, cut at one second.
+    let dir = Scratch::new("trial-time");
+    let properties: Map<String, Value> = (0..1_000).map(|i| (format!("p{i}"), json!({"type": "string", "maxLength": 5}))).collect();
+    let file = dir.write("tool.json", &json!({"type": "object", "properties": properties}).to_string());
+    let env = [("SCHEMA_FIDELITY_MAX_PROPERTIES", "5000"), ("SCHEMA_FIDELITY_MAX_TRIAL_SECONDS", "1")];
+    let out = check(&file, &["-t", "openai-strict"], &env);
+    out.assert_answered();
+    assert!(out.stdout.contains("the witness search exceeded the trial time budget of 1 s after"), "{}", out.all());
+    assert!(out.stdout.contains("SCHEMA_FIDELITY_MAX_TRIAL_SECONDS=N"), "{}", out.all());
+    assert!(out.elapsed < Duration::from_secs(20), "cut at the budget, not run to the end: {:?}", out.elapsed);
+}
+
+#[test]
 fn a_file_beyond_the_input_budget_is_not_read() {
     let dir = Scratch::new("input");
     let file = dir.write("tool.json", &format!("{{\"type\": \"object\", \"description\": \"{}\"}}", "x".repeat(200_000)));
@@ -302,6 +317,19 @@ fn a_json_corpus_file_gets_the_same_strict_reading() {
     let out = run(&project.0, &["lint"], &[]);
     assert_eq!(out.code, Some(1), "{}", out.all());
     assert!(out.stdout.contains("corpus/dup.json:1: column ") && out.stdout.contains("duplicate key \"type\" in the object at `/cases/0/schema`"), "{}", out.all());
+}
+
+#[test]
+fn tables_and_corpus_files_that_are_endless_are_read_up_to_the_budget_not_skipped() {
+    let project = Scratch::new("endless-table");
+    std::fs::create_dir_all(project.0.join("dispositions")).expect("dir");
+    std::fs::create_dir_all(project.0.join("corpus")).expect("dir");
+    std::os::unix::fs::symlink("/dev/zero", project.0.join("dispositions/identity.yaml")).expect("symlink");
+    std::os::unix::fs::symlink("/dev/zero", project.0.join("corpus/endless.yaml")).expect("symlink");
+    let out = run(&project.0, &["lint"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.all());
+    assert!(out.stdout.contains("dispositions/identity.yaml: the file is larger than the input size budget"), "{}", out.all());
+    assert!(out.stdout.contains("corpus/endless.yaml: the file is larger than the input size budget"), "{}", out.all());
 }
 
 // ---- classes already handled, kept handled ---------------------------------------------------

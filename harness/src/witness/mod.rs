@@ -49,12 +49,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use proptest::strategy::{NewTree, Strategy};
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 use schema_fidelity_translators::Codec;
 use serde_json::Value;
 
+use crate::budget;
 use crate::codec::{self, Way};
 use crate::oracle::Witness;
 use crate::table::Direction;
@@ -91,6 +93,8 @@ pub struct Settings {
     /// An environment variable that could not be read, with the reason: trials fail with it
     /// rather than run with a seed the user did not ask for.
     pub invalid: Option<String>,
+    /// How long one trial's search may take ([`budget::TRIAL_SECONDS`]).
+    pub time_budget: Duration,
     cache: Arc<Cache>,
 }
 
@@ -127,7 +131,7 @@ impl Settings {
     /// Settings that ignore the environment (for tests and benchmarks).
     #[must_use]
     pub fn fixed(seed: Option<u64>, draws: usize) -> Self {
-        Self { seed, draws, scope: Scope::Own, invalid: None, cache: Arc::default() }
+        Self { seed, draws, scope: Scope::Own, invalid: None, time_budget: crate::budget::trial_time(), cache: Arc::default() }
     }
 }
 
@@ -348,10 +352,10 @@ impl Finds {
 /// witness the table explains does not end the search for one it does not.
 ///
 /// # Errors
-/// The reason, when the settings from the environment are invalid.
-pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, String> {
+/// Invalid settings from the environment, or the trial time budget exceeded.
+pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchError> {
     if let Some(reason) = &settings.invalid {
-        return Err(format!("witness generation cannot run: {reason}"));
+        return Err(SearchError::Settings(format!("witness generation cannot run: {reason}")));
     }
     let in_scope = match settings.scope {
         Scope::None => false,
@@ -363,16 +367,18 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, String> {
         return Ok(Found::default());
     }
     let seed = settings.seed.unwrap_or_else(|| case_seed(sides.case_id));
-    let judge = Judge { sides };
+    let judge = Judge { sides, codec: codec::Mapper::new(sides.codec, sides.projection_schema) };
     let mut finds = Finds::default();
     let mut round_trip = None;
     let mut candidates = 0;
+    let clock = Clock { started: Instant::now(), budget: settings.time_budget };
 
     let source_draws = source_draws(settings, sides, seed);
     for (i, d) in source_draws.draws.iter().enumerate() {
         if finds.done() {
             break;
         }
+        clock.check(candidates)?;
         candidates += 1;
         let origin = || format!("source {} #{i}", Pool::of(i).name());
         if d.accepted {
@@ -403,6 +409,7 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, String> {
             if finds.done() {
                 break;
             }
+            clock.check(candidates)?;
             candidates += 1;
             // What the projection accepts can only widen, what it rejects only narrow: with one
             // direction left to find, every draw aims at it.
@@ -435,6 +442,43 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, String> {
     let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, false)).collect();
     let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, true)).collect();
     Ok(Found { witnesses, explained, round_trip, candidates, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
+}
+
+/// A trial's time budget ([`budget::TRIAL_SECONDS`]), checked before each draw.
+struct Clock {
+    started: Instant,
+    budget: Duration,
+}
+
+/// Why a search gave no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchError {
+    /// The witness settings from the environment are invalid.
+    Settings(String),
+    /// The trial time budget ran out.
+    OverBudget(String),
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::Settings(m) | SearchError::OverBudget(m) => f.write_str(m),
+        }
+    }
+}
+
+impl Clock {
+    fn check(&self, draws: usize) -> Result<(), SearchError> {
+        if self.started.elapsed() <= self.budget {
+            return Ok(());
+        }
+        Err(SearchError::OverBudget(format!(
+            "the witness search exceeded the {} budget of {} s after {draws} draws (raise it with {}=N)",
+            budget::TRIAL_SECONDS.name,
+            self.budget.as_secs(),
+            budget::TRIAL_SECONDS.env
+        )))
+    }
 }
 
 /// The one command that re-runs a trial with the same draws.
@@ -478,15 +522,17 @@ fn source_draws(settings: &Settings, sides: &Sides<'_>, seed: u64) -> Arc<Source
 /// Verdicts on both sides, through the codec.
 struct Judge<'s, 'a> {
     sides: &'s Sides<'a>,
+    /// The projection's codec, prepared once for every instance of the search.
+    codec: codec::Mapper<'a>,
 }
 
 impl Judge<'_, '_> {
     fn encode<'v>(&self, x: &'v Value) -> Cow<'v, Value> {
-        if self.sides.codec.is_identity() { Cow::Borrowed(x) } else { Cow::Owned(codec::apply(self.sides.codec, self.sides.projection_schema, x, Way::Encode)) }
+        if self.codec.is_identity() { Cow::Borrowed(x) } else { Cow::Owned(self.codec.apply(x, Way::Encode)) }
     }
 
     fn decode<'v>(&self, y: &'v Value) -> Cow<'v, Value> {
-        if self.sides.codec.is_identity() { Cow::Borrowed(y) } else { Cow::Owned(codec::apply(self.sides.codec, self.sides.projection_schema, y, Way::Decode)) }
+        if self.codec.is_identity() { Cow::Borrowed(y) } else { Cow::Owned(self.codec.apply(y, Way::Decode)) }
     }
 
     /// `x` (source side) is accepted by the source and its encoding rejected by the projection.
