@@ -19,6 +19,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -26,6 +27,7 @@ use std::time::Duration;
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+use schema_fidelity::corpus;
 use schema_fidelity::oracle::{self, Env};
 use schema_fidelity::project::Project;
 use schema_fidelity::table;
@@ -419,4 +421,209 @@ fn a_panicking_translator_is_caught_and_its_schema_shown() {
     let message = problem(&subject, &json!({"type": "object", "properties": {"s": {"maxLength": 3}}}), true, &env).expect("caught");
     assert!(message.contains("`fragile` panicked: fragile translator met maxLength"), "{message}");
     assert_eq!(problem(&subject, &json!({"type": "object"}), true, &env), None);
+}
+
+// ---- the table and corpus readers ---------------------------------------------------------------
+//
+// The readers take files people write by hand: a table or corpus file with a stray character, a
+// line lost in a merge, a tab, a truncated write. Whatever the text, a reader answers with the
+// parsed file or errors naming the file (and a line inside it, when it gives one); it never
+// panics and never hangs. The texts are the project's own tables and corpus files, mutated.
+
+/// Files per run of the default reader test, and of the ignored long one.
+const DEFAULT_FILES: u32 = 200;
+const LONG_FILES: u32 = 5_000;
+
+/// One edit of a text, at a position given as a fraction of its length.
+#[derive(Debug, Clone)]
+enum Mutation {
+    DeleteLine(f64),
+    DuplicateLine(f64),
+    Insert(f64, String),
+    DeleteSpan(f64, usize),
+    Truncate(f64),
+    SwapLines(f64, f64),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let fraction = 0.0f64..1.0;
+    let snippet = prop::sample::select(vec![
+        "\t", ":", " ", "- ", "\n", "{", "}", "[", "]", "'", "\"", "&a", "*a", "!!binary", "? ", "|", ">", "#", "%YAML 1.2\n", "---\n",
+        "\u{0}", "\u{1b}[2J", "\u{feff}", "é", "99999999999999999999999", "-1", "~", "null", "true", ".nan", "<<: *a\n",
+        "  extra: field\n", "rows:\n", "cases:\n", "disposition: refused\n", "schema: {\"$ref\": \"#\"}\n",
+    ])
+    .prop_map(str::to_owned);
+    prop_oneof![
+        fraction.clone().prop_map(Mutation::DeleteLine),
+        fraction.clone().prop_map(Mutation::DuplicateLine),
+        (fraction.clone(), snippet).prop_map(|(at, s)| Mutation::Insert(at, s)),
+        (fraction.clone(), 1usize..200).prop_map(|(at, n)| Mutation::DeleteSpan(at, n)),
+        fraction.clone().prop_map(Mutation::Truncate),
+        (fraction.clone(), fraction).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
+    ]
+}
+
+/// The char boundary nearest below `at` × the length.
+fn boundary(text: &str, at: f64) -> usize {
+    let mut i = ((text.len() as f64) * at) as usize;
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i.min(text.len())
+}
+
+fn mutate(text: &str, mutations: &[Mutation]) -> String {
+    let mut text = text.to_owned();
+    for m in mutations {
+        let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+        let line = |at: f64, n: usize| ((n as f64) * at) as usize % n.max(1);
+        match m {
+            Mutation::DeleteLine(at) if !lines.is_empty() => {
+                lines.remove(line(*at, lines.len()));
+                text = lines.concat();
+            }
+            Mutation::DuplicateLine(at) if !lines.is_empty() => {
+                let i = line(*at, lines.len());
+                lines.insert(i, lines[i].clone());
+                text = lines.concat();
+            }
+            Mutation::SwapLines(a, b) if !lines.is_empty() => {
+                let (i, j) = (line(*a, lines.len()), line(*b, lines.len()));
+                lines.swap(i, j);
+                text = lines.concat();
+            }
+            Mutation::Insert(at, s) => {
+                let i = boundary(&text, *at);
+                text.insert_str(i, s);
+            }
+            Mutation::DeleteSpan(at, n) => {
+                let i = boundary(&text, *at);
+                let mut j = (i + n).min(text.len());
+                while !text.is_char_boundary(j) {
+                    j += 1;
+                }
+                text.replace_range(i..j, "");
+            }
+            Mutation::Truncate(at) => {
+                let i = boundary(&text, *at);
+                text.truncate(i);
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+/// The texts mutated: every table and every own corpus file, with the name it is read under.
+fn reader_seeds() -> Vec<(PathBuf, String)> {
+    let root = trials::workspace_root();
+    let mut seeds = Vec::new();
+    for dir in ["dispositions", "corpus"] {
+        for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
+            let entry = entry.expect("walk the project");
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") && entry.file_type().is_file() {
+                let text = std::fs::read_to_string(path).expect("a project file is UTF-8 text");
+                seeds.push((path.strip_prefix(&root).expect("inside the project").to_owned(), text));
+            }
+        }
+    }
+    seeds
+}
+
+/// What is wrong with the readers' answer to `text`, if anything.
+fn reader_problem(relative: &Path, text: &str) -> Option<String> {
+    let root = trials::workspace_root();
+    let (relative, text, scratch) = (relative.to_owned(), text.to_owned(), std::env::temp_dir().join(format!("sf-fuzz-readers-{}", std::process::id())));
+    answer_within(move || {
+            let lines = text.lines().count() as u64 + 1;
+            let in_file = |line: Option<u64>| line.is_none_or(|l| (1..=lines).contains(&l));
+            if relative.starts_with("dispositions") {
+                let (_, errors) = table::parse(&text, &relative, &root.join("dispositions"));
+                for e in &errors {
+                    if e.file != relative || e.message.trim().is_empty() || !in_file(e.line) {
+                        return Err(format!("a table error that does not say where or what: {e:?}"));
+                    }
+                }
+            } else {
+                // The corpus reader reads from disk (through the input budget): a scratch copy
+                // with the same name.
+                let path = scratch.join(relative.file_name().expect("a file name"));
+                std::fs::create_dir_all(&scratch).expect("scratch dir");
+                std::fs::write(&path, &text).expect("scratch file");
+                if let Err(e) = corpus::load_own_file("corpus/fuzzed", &path) {
+                    if e.file != path || e.message.trim().is_empty() || !in_file(e.line) {
+                        return Err(format!("a corpus error that does not say where or what: {e:?}"));
+                    }
+                }
+            }
+            Ok(())
+    })
+}
+
+/// Run `read` in a thread of its own: its problem, a panic or no answer within [`TIMEOUT`].
+fn answer_within(read: impl FnOnce() -> Result<(), String> + Send + 'static) -> Option<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)));
+    });
+    match rx.recv_timeout(TIMEOUT) {
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(problem))) => Some(problem),
+        Ok(Err(panic)) => {
+            let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()));
+            Some(format!("the reader panicked: {}", message.unwrap_or_default()))
+        }
+        Err(_) => Some(format!("the reader did not answer within {TIMEOUT:?}")),
+    }
+}
+
+fn fuzz_readers(files: u32, command: &str) {
+    let settings = Settings::from_env();
+    if let Some(reason) = &settings.invalid {
+        panic!("{reason}");
+    }
+    let seed = settings.seed.unwrap_or_else(|| witness::case_seed("fuzz-readers"));
+    let seeds = reader_seeds();
+    assert!(seeds.iter().any(|(p, _)| p.starts_with("dispositions")) && seeds.iter().any(|(p, _)| p.starts_with("corpus")), "tables and corpus files to mutate");
+    let config = Config { cases: files, max_shrink_iters: 256, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, witness::rng(seed, "fuzz-readers"));
+    let strategy = (0..seeds.len(), vec(mutation(), 1..6));
+    let result = runner.run(&strategy, |(i, mutations)| {
+        let (relative, text) = &seeds[i];
+        match reader_problem(relative, &mutate(text, &mutations)) {
+            None => Ok(()),
+            Some(problem) => Err(TestCaseError::fail(format!("{}: {problem}", relative.display()))),
+        }
+    });
+    let reproduce = format!("reproduce: {}={seed:#x} {COUNT_ENV}={files} {command}", witness::SEED_ENV);
+    match result {
+        Ok(()) => println!("{files} mutated tables and corpus files read without a panic, a hang or an error that does not say where"),
+        Err(TestError::Fail(reason, (i, mutations))) => {
+            let text = mutate(&seeds[i].1, &mutations);
+            panic!("{reason}\nmutations (shrunk): {mutations:?}\ntext:\n{text}\n{reproduce}");
+        }
+        Err(TestError::Abort(reason)) => panic!("fuzzing aborted: {reason}"),
+    }
+}
+
+#[test]
+fn readers_survive_mutated_tables_and_corpus_files() {
+    fuzz_readers(count(DEFAULT_FILES), "cargo test --test fuzz readers");
+}
+
+#[test]
+#[ignore = "5,000 mutated files: run with `cargo test --release --test fuzz -- --ignored`"]
+fn readers_survive_five_thousand_mutated_files() {
+    fuzz_readers(count(LONG_FILES), "cargo test --release --test fuzz -- --ignored readers");
+}
+
+#[test]
+fn the_reader_fuzzer_sees_a_panic_and_mutates_where_it_says() {
+    assert_eq!(answer_within(|| panic!("boom")), Some("the reader panicked: boom".to_owned()));
+    assert_eq!(answer_within(|| Err("no line".to_owned())), Some("no line".to_owned()));
+    assert_eq!(mutate("a\nb\nc\n", &[Mutation::DeleteLine(0.5)]), "a\nc\n");
+    assert_eq!(mutate("abc", &[Mutation::Insert(0.0, "x".to_owned())]), "xabc");
+    // A truncated table is an error with a line, not a problem of the reader.
+    assert_eq!(reader_problem(Path::new("dispositions/identity.yaml"), "rows: [\n"), None);
 }
