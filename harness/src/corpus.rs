@@ -158,7 +158,7 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
     } else {
         crate::yaml::from_str(&text).map_err(|e| {
             let line = e.location().map(|l| l.line());
-            fail(line, format!("not a corpus file: {}", e.to_string().lines().next().unwrap_or_default()))
+            fail(line, format!("not a corpus file: {}", crate::yaml::message(&e)))
         })?
     };
     let mut seen = std::collections::BTreeSet::new();

@@ -455,7 +455,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         Ok(f) => f,
         Err(e) => {
             let line = e.location().map(|l| l.line());
-            return (None, vec![err(line, shape_error(text, line, first_line(&e.to_string())))]);
+            return (None, vec![err(line, shape_error(text, line, &crate::yaml::message(&e)))]);
         }
     };
 
@@ -713,13 +713,9 @@ fn shape_error(text: &str, line: Option<u64>, message: &str) -> String {
     {
         let fields = expected.split(", ").map(|f| f.trim_matches('`'));
         let near = nearest(field, fields).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
-        return format!("unknown field `{field}`{near}; a row takes {expected}");
+        return format!("unknown field `{field}`{near}; the fields here are {expected}");
     }
     format!("not a valid disposition table: {message}")
-}
-
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or(s)
 }
 
 /// The candidate within edit distance 2 of `name` (case-insensitively), if any.

@@ -17,6 +17,25 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Erro
     serde_saphyr::from_str_with_options(text, options)
 }
 
+/// The first line of a reader error, in words: the reader's depth limits are named as limits, not
+/// as a budget's debug form or a "recursion limit" the text never had.
+#[must_use]
+pub fn message(e: &serde_saphyr::Error) -> String {
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or_default().to_owned();
+    if first.contains("budget breached: Depth") {
+        let (at, _) = first.split_once("budget breached").unwrap_or_default();
+        return format!("{at}nested deeper than {YAML_MAX_DEPTH} levels (the YAML reader's limit)");
+    }
+    if let Some((at, _)) = first.split_once("recursion limit exceeded") {
+        return format!("{at}nested deeper than 128 levels (the reader's limit)");
+    }
+    first
+}
+
+/// serde-saphyr's default nesting budget.
+const YAML_MAX_DEPTH: usize = 64;
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
@@ -25,6 +44,16 @@ mod tests {
     fn yaml_1_1_booleans_stay_strings() {
         let v: Value = super::from_str("required: [x, y, no, on]\nflag: true").unwrap();
         assert_eq!(v, json!({"required": ["x", "y", "no", "on"], "flag": true}));
+    }
+
+    #[test]
+    fn depth_limits_are_named_as_limits() {
+        let deep = format!("a: {}1{}", "[".repeat(100), "]".repeat(100));
+        let e = super::from_str::<Value>(&deep).unwrap_err();
+        assert!(super::message(&e).ends_with("nested deeper than 64 levels (the YAML reader's limit)"), "{}", super::message(&e));
+        let deepest = format!("a: {}", "[".repeat(10_000));
+        let e = super::from_str::<Value>(&deepest).unwrap_err();
+        assert!(super::message(&e).contains("nested deeper than"), "{}", super::message(&e));
     }
 
     #[test]

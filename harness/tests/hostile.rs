@@ -278,6 +278,21 @@ fn ten_thousand_levels_deep_is_too_deep_not_invalid() {
 }
 
 #[test]
+fn ten_thousand_levels_deep_in_a_yaml_corpus_file_is_too_deep_not_malformed() {
+    let project = Scratch::new("deep-yaml");
+    std::fs::create_dir_all(project.0.join("dispositions")).expect("dir");
+    std::fs::copy(repo().join("dispositions/identity.yaml"), project.0.join("dispositions/identity.yaml")).expect("copy table");
+    let deep_schema = format!("{}{{}}{}", "{\"items\": ".repeat(10_000), "}".repeat(10_000));
+    project.write("corpus/deep.yaml", &format!("cases:\n  - name: deep\n    description: d\n    schema: {deep_schema}\n    instances: [{{data: 1, valid: true}}]\n"));
+    let deep_data = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    project.write("corpus/deep-data.yaml", &format!("cases:\n  - name: deep\n    description: d\n    schema: {{}}\n    instances: [{{data: {deep_data}, valid: true}}]\n"));
+    let out = run(&project.0, &["lint"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.all());
+    assert!(out.stdout.contains("corpus/deep.yaml:4: not a corpus file: ") && out.stdout.contains("nested deeper than 64 levels (the YAML reader's limit)"), "{}", out.all());
+    assert!(out.stdout.contains("corpus/deep-data.yaml:5: not a corpus file: ") && out.stdout.contains("nested deeper than"), "{}", out.all());
+}
+
+#[test]
 fn a_regex_beyond_the_engine_size_limit_is_called_valid() {
     let dir = Scratch::new("regex");
     let file = dir.write("tool.json", &object_with(json!({"type": "string", "pattern": "^(a{1000}){1000}$"})).to_string());
