@@ -34,6 +34,7 @@ pub mod external;
 pub mod json;
 pub mod oracle;
 pub mod project;
+pub mod records;
 pub mod recursion;
 pub mod report;
 pub mod retrieve;

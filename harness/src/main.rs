@@ -178,7 +178,7 @@ fn run(args: &[String]) -> Result<bool, String> {
             progress.tick();
             continue;
         }
-        let t = trials::tally(table, translator.as_ref(), &loaded.cases, &loaded.env);
+        let t = trials::tally(&loaded.records.of_translator(table, translator.as_ref(), &loaded.cases, &loaded.env, &|| {}));
         progress.tick();
         lines.push(format!(
             "{:<20} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",

@@ -74,6 +74,9 @@ pub struct Witness {
     pub model_instance: Value,
     pub source_accepts: bool,
     pub projection_accepts: bool,
+    /// Drawn by the witness generator rather than written in the case: views prefer a case's own
+    /// instances, which carry a description a person wrote.
+    pub generated: bool,
     /// Which rows the deviation is attributed to, where it acts.
     pub attribution: Attribution,
 }
@@ -220,6 +223,27 @@ impl Context<'_> {
 /// Run the oracle for `translator` (whose table is `table`) on `case`.
 #[must_use]
 pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env) -> Verdict {
+    judge(table, translator, case, env).verdict
+}
+
+/// What one run of the oracle saw: its verdict, and what the translator answered (`None` when the
+/// case stopped it before translation), so that views show the refusal or projection judged
+/// without translating again.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    pub verdict: Verdict,
+    pub outcome: Option<Outcome>,
+}
+
+/// [`check`], keeping the translator's answer.
+#[must_use]
+pub fn judge(table: &Table, translator: &dyn Translator, case: &Case, env: &Env) -> Judged {
+    let mut outcome = None;
+    let verdict = judge_into(table, translator, case, env, &mut outcome);
+    Judged { verdict, outcome }
+}
+
+fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env, answered: &mut Option<Outcome>) -> Verdict {
     // 1. The case.
     let source = match compile(&case.schema, env, case.assert_formats) {
         Ok(v) => v,
@@ -292,6 +316,7 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
             return ctx.fail(FailureKind::Panicked, &format!("translator `{}` panicked: {text}", translator.name()));
         }
     };
+    *answered = Some(outcome.clone());
     let projection = match outcome {
         Outcome::Refused(refusal) => {
             if let Some(limit) = refusal.keyword.strip_prefix(crate::table::LIMIT_PREFIX) {
@@ -407,6 +432,7 @@ fn differential(
                 model_instance: encoded,
                 source_accepts: inst.valid,
                 projection_accepts,
+                generated: false,
                 attribution: Attribution::Unjudged,
             });
         }

@@ -20,7 +20,8 @@ use schema_fidelity_translators::Translator;
 
 use crate::corpus::{self, Case, CorpusError};
 use crate::external;
-use crate::oracle::{self, Env, Verdict};
+use crate::oracle::{Env, Verdict};
+use crate::records::{Record, Records};
 use crate::project::Project;
 use crate::table::{self, Table, TableError};
 
@@ -73,6 +74,8 @@ impl Selection {
     #[must_use]
     pub fn from_args(args: &Arguments) -> Self {
         match (&args.filter, args.exact) {
+            // The reports trial reads the records of every translator on every case.
+            (Some(filter), true) if bare_name(filter) == REPORTS_TRIAL => Self::All,
             (Some(filter), true) => Self::Exact(bare_name(filter).to_owned()),
             _ => Self::All,
         }
@@ -114,8 +117,12 @@ pub fn is_trial_name(name: &str) -> bool {
     let Some((head, rest)) = bare_name(name).split_once("::") else { return false };
     !head.is_empty()
         && !head.contains(char::is_whitespace)
-        && (matches!(rest, "lint" | "ratchet" | "jsts") || rest.starts_with("corpus/") || rest.starts_with("jsts/"))
+        && (matches!(rest, "lint" | "ratchet" | "jsts" | "current") || rest.starts_with("corpus/") || rest.starts_with("jsts/"))
 }
+
+/// The trial that holds `reports/` to the run: the reports built from this run's records must
+/// equal the committed ones (with [`crate::report::BLESS_ENV`], it rewrites them instead).
+pub const REPORTS_TRIAL: &str = "reports::current";
 
 /// When `--exact NAME` has a trial name's shape but names none of `trials` (the trials built for
 /// it), the error to report instead of running nothing: it names `NAME` and the nearest trial name
@@ -156,6 +163,8 @@ pub struct Loaded {
     pub tables: Vec<(String, Option<Arc<Table>>, Vec<TableError>)>,
     pub cases: Vec<Arc<Case>>,
     pub corpus_errors: Vec<CorpusError>,
+    /// What the oracle saw, per (translator, case), made once under `env` and read by every view.
+    pub records: Records,
 }
 
 /// Load tables and corpus for `selection`.
@@ -183,7 +192,8 @@ pub fn load(project: Project, selection: &Selection) -> Loaded {
             }
         }
     }
-    let mut env = Env::default();
+    // Rows are named for every record: the reports read the same records as the trials.
+    let mut env = Env { name_rows: true, ..Env::default() };
     if let Ok(suite) = &project.suite {
         env.remotes = Some(suite.remotes_dir());
         for (id, path) in suite.files() {
@@ -200,7 +210,7 @@ pub fn load(project: Project, selection: &Selection) -> Loaded {
             c.file = project.relative(&c.file).to_owned();
         }
     }
-    Loaded { project, env, tables, cases, corpus_errors }
+    Loaded { project, env, tables, cases, corpus_errors, records: Records::default() }
 }
 
 /// The outcome of running the whole contract for one translator (used by the ratchet and the CLI).
@@ -216,33 +226,74 @@ pub struct Tally {
     pub reproduced: BTreeMap<String, usize>,
 }
 
-/// Run every case for one translator.
+/// The tally of one translator's records.
 #[must_use]
-pub fn tally(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], env: &Env) -> Tally {
+pub fn tally(records: &[Arc<Record>]) -> Tally {
     let mut t = Tally::default();
-    for case in cases {
-        match oracle::check(table, translator, case, env) {
+    for record in records {
+        match &record.verdict {
             Verdict::Pass(summary) => {
                 t.passed += 1;
                 t.refused += usize::from(summary.refused);
             }
             Verdict::Skip(_) => t.skipped += 1,
-            Verdict::Fail(f) => t.failed.push((case.id.clone(), f.message)),
+            Verdict::Fail(f) => t.failed.push((record.case.id.clone(), f.message.clone())),
             Verdict::ExpectedFailure { message, known, .. } => {
                 for id in known {
-                    *t.reproduced.entry(id).or_default() += 1;
+                    *t.reproduced.entry(id.clone()).or_default() += 1;
                 }
-                t.expected.push((case.id.clone(), message));
+                t.expected.push((record.case.id.clone(), message.clone()));
             }
         }
     }
     t
 }
 
+/// The reports trial ([`REPORTS_TRIAL`]): it reads the records the case trials made (or makes
+/// the ones they have not yet), so the reports cost no second run of the oracle.
+fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
+    let (loaded, resolver) = (loaded.clone(), resolver.clone());
+    Trial::test(REPORTS_TRIAL, move || {
+        let project = &loaded.project;
+        let bless = crate::report::bless_requested()?;
+        let unavailable: Vec<&str> =
+            loaded.tables.iter().filter(|(name, _, _)| resolver(name).is_some_and(|t| t.unavailable().is_some())).map(|(n, _, _)| n.as_str()).collect();
+        let tables_only = project.suite.is_err() || !unavailable.is_empty();
+        let generated = crate::report::generate(&loaded, &resolver, false)?;
+        if bless {
+            if tables_only {
+                return Err(Failed::from(format!(
+                    "{} needs the JSON-Schema-Test-Suite and every external translator installed: the committed reports count their cases",
+                    crate::report::BLESS_ENV
+                )));
+            }
+            let changed = crate::report::write(project, &generated)?;
+            eprintln!("{}: rewrote {changed:?}", crate::report::BLESS_ENV);
+            return Ok(());
+        }
+        let diffs = crate::report::differences(project, &generated, tables_only);
+        if !diffs.is_empty() {
+            return Err(Failed::from(crate::terminal::sanitize(&format!(
+                "reports/ is not current. Review the change below, then regenerate with `cargo run -p schema-fidelity -- report` \
+                 (or {}=1 cargo test --test contract -- --exact {REPORTS_TRIAL}) and commit it.\n\n{}",
+                crate::report::BLESS_ENV,
+                diffs.join("\n")
+            ))));
+        }
+        if !unavailable.is_empty() {
+            eprintln!("note: {} not installed here (see .ci/run), so only reports/matrix.md and reports/index.html were compared", unavailable.join(", "));
+        } else if let Err(reason) = &project.suite {
+            eprintln!("note: {reason}: only reports/matrix.md and reports/index.html were compared");
+        }
+        Ok(())
+    })
+    .with_kind("reports")
+}
+
 /// Build the trials.
 #[must_use]
 pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
-    let mut trials = Vec::new();
+    let mut trials = vec![reports_trial(loaded, resolver)];
     for e in &loaded.corpus_errors {
         let message = e.to_string();
         trials.push(Trial::test(format!("corpus::{}", e.id), move || Err(Failed::from(crate::terminal::sanitize(&message)))).with_kind("corpus"));
@@ -274,10 +325,10 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
             trials.push(
                 Trial::ignorable_test(format!("{name}::{}", case.id), move || match translator.unavailable() {
                     Some(reason) => Ok(Completion::ignored_with(reason)),
-                    None => match oracle::check(&table, translator.as_ref(), &case, &shared.env) {
+                    None => match &shared.records.get(&table, translator.as_ref(), &case, &shared.env).verdict {
                     Verdict::Pass(_) => Ok(Completion::Completed),
-                    Verdict::Skip(reason) => Ok(Completion::ignored_with(crate::terminal::sanitize(&reason))),
-                    Verdict::ExpectedFailure { message, .. } => Ok(Completion::ignored_with(crate::terminal::sanitize(&message))),
+                    Verdict::Skip(reason) => Ok(Completion::ignored_with(crate::terminal::sanitize(reason))),
+                    Verdict::ExpectedFailure { message, .. } => Ok(Completion::ignored_with(crate::terminal::sanitize(message))),
                     // Schemas, cases and adapters' text reach the test log: escapes are shown, not sent.
                     Verdict::Fail(f) => Err(Failed::from(crate::terminal::sanitize(&f.message))),
                     },
@@ -294,7 +345,7 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
                     if let Some(reason) = translator.unavailable() {
                         return Ok(Completion::ignored_with(reason));
                     }
-                    let t = tally(&table, translator.as_ref(), &shared.cases, &shared.env);
+                    let t = tally(&shared.records.of_translator(&table, translator.as_ref(), &shared.cases, &shared.env, &|| {}));
                     let stale: Vec<_> = marked.iter().filter(|id| !t.reproduced.contains_key(*id)).cloned().collect();
                     if stale.is_empty() {
                         Ok(Completion::Completed)

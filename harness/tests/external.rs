@@ -194,6 +194,7 @@ fn a_missing_runtime_skips_the_trials_with_the_install_command() {
         tables: vec![("missing".to_owned(), Some(Arc::new(table("missing", Some("[schema-fidelity-no-such-runtime, adapter.js]")))), Vec::new())],
         cases: vec![Arc::new(case("one", None)), Arc::new(case("two", None))],
         corpus_errors: Vec::new(),
+        records: Default::default(),
     });
     let list = trials::build(&loaded, &trials::resolver(&loaded, &config()));
     // The nested run writes to a log file, not to stdout: its closing `test result:` line would

@@ -19,7 +19,8 @@ use schema_fidelity_translators::vocabulary::{self, BOOLEAN_SUBSCHEMAS};
 
 use super::anchor;
 use super::candidates::candidate_instances;
-use super::model::{self, CaseRun, RowKey, RowReport, WitnessReport};
+use super::model::{self, RowKey, RowReport, WitnessReport};
+use crate::records::Record;
 use super::progress::Progress;
 use super::text::json_inline;
 use crate::corpus::{Case, Instance};
@@ -148,7 +149,7 @@ pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>
         &table.file.display().to_string(),
         Some(table),
         Vec::new(),
-        translator.zip(runs.as_deref()),
+        runs.as_deref(),
     );
     let mut s = String::new();
     for (i, row) in rows.iter().enumerate() {
@@ -162,7 +163,7 @@ pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>
     s
 }
 
-fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator: Option<&dyn Translator>, runs: Option<&[CaseRun]>, env: &Env) {
+fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator: Option<&dyn Translator>, runs: Option<&[Arc<Record>]>, env: &Env) {
     let _ = writeln!(s, "{}  (reports/{}.md#{})", r.citation, table.translator, r.anchor);
     let _ = writeln!(s, "  table:       {}:{}", table.file.display(), r.line);
     let _ = writeln!(s, "  disposition: {}", r.label());
@@ -182,7 +183,7 @@ fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator:
         return;
     };
     let key: RowKey = model::key_of(row);
-    let using: Vec<&CaseRun> = runs.iter().filter(|c| !matches!(c.verdict, Verdict::Skip(_)) && c.rows.contains(&key)).collect();
+    let using: Vec<&Arc<Record>> = runs.iter().filter(|c| !matches!(c.verdict, Verdict::Skip(_)) && c.rows.contains(&key)).collect();
     if using.is_empty() {
         let _ = writeln!(s, "  cases:       none in the corpus uses this row; add one under corpus/");
     } else {
@@ -228,8 +229,8 @@ fn witness_line(w: &WitnessReport) -> String {
 }
 
 /// Re-run the cases that use `row` on candidate instances of their schemas, and pick a witness.
-fn generated_witness(table: &Table, row: &Row, translator: &dyn Translator, using: &[&CaseRun], env: &Env) -> Option<WitnessReport> {
-    let runs: Vec<CaseRun> = using
+fn generated_witness(table: &Table, row: &Row, translator: &dyn Translator, using: &[&Arc<Record>], env: &Env) -> Option<WitnessReport> {
+    let runs: Vec<Arc<Record>> = using
         .iter()
         .take(CASES_REGENERATED)
         .filter_map(|run| {
@@ -240,8 +241,7 @@ fn generated_witness(table: &Table, row: &Row, translator: &dyn Translator, usin
                 .map(|(i, data)| Instance { description: format!("generated candidate {i}"), valid: source.is_valid(&data), data })
                 .collect();
             let case = Arc::new(Case { instances, ..(*run.case).clone() });
-            let verdict = oracle::check(table, translator, &case, env);
-            Some(CaseRun { case, verdict, rows: run.rows.clone() })
+            Some(Arc::new(Record::make(table, translator, &case, &Env { name_rows: true, ..env.clone() })))
         })
         .collect();
     model::select_witness(table, row, &runs)

@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use schema_fidelity_translators::vocabulary::{BOOLEAN_SUBSCHEMAS, DRAFT_2020_12};
-use schema_fidelity_translators::walk;
 use schema_fidelity_translators::{Outcome, Translator};
 use serde::Serialize;
 use serde_json::Value;
@@ -26,8 +25,9 @@ use super::anchor;
 use super::hash;
 use super::progress::Progress;
 use crate::corpus::Case;
-use crate::oracle::{self, Attribution, Env, Verdict, Witness};
+use crate::oracle::{Attribution, Env, Verdict, Witness};
 use crate::table::{Direction, Disposition, Row, Table};
+use crate::records::Record;
 use crate::trials::{Loaded, Resolver};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
@@ -204,39 +204,19 @@ impl RowReport {
     }
 }
 
-/// A row's identity within its table.
-pub type RowKey = (String, Option<String>);
+pub use crate::records::{RowKey, key_of, rows_used};
 
+/// Run the oracle for one translator over `cases`, outside any run's store (for a view of a few
+/// cases, such as a test's or `explain`'s generated candidates).
 #[must_use]
-pub fn key_of(row: &Row) -> RowKey {
-    (row.id.keyword.clone(), row.id.refinement.clone())
-}
-
-/// One case run by the oracle, with the rows it used.
-#[derive(Debug, Clone)]
-pub struct CaseRun {
-    pub case: Arc<Case>,
-    pub verdict: Verdict,
-    pub rows: BTreeSet<RowKey>,
-}
-
-/// The rows of `table` that govern some keyword occurrence in `schema` (the oracle's lookup).
-#[must_use]
-pub fn rows_used(table: &Table, schema: &Value) -> BTreeSet<RowKey> {
-    let Ok(occurrences) = walk::occurrences(schema) else { return BTreeSet::new() };
-    occurrences.iter().filter_map(|o| table.row(o.keyword, o.value, o.at_root).ok()).map(key_of).collect()
-}
-
-/// Run the oracle for one translator over `cases`.
-#[must_use]
-pub fn run_translator(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], env: &Env, progress: &Progress) -> Vec<CaseRun> {
+pub fn run_translator(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], env: &Env, progress: &Progress) -> Vec<Arc<Record>> {
     let env = &Env { name_rows: true, ..env.clone() };
     cases
         .iter()
         .map(|case| {
-            let verdict = oracle::check(table, translator, case, env);
+            let record = Arc::new(Record::make(table, translator, case, env));
             progress.tick();
-            CaseRun { case: case.clone(), verdict, rows: rows_used(table, &case.schema) }
+            record
         })
         .collect()
 }
@@ -294,15 +274,16 @@ fn witnesses_of(verdict: &Verdict) -> &[Witness] {
 }
 
 /// The best witness for `row` among `runs`: one the oracle attributed to this row (see the
-/// module docs), the fewest other rows sharing it first, then the shortest, then the first case.
+/// module docs), the fewest other rows sharing it first, then a case's own instance before a
+/// generated one (it has a description a person wrote), then the shortest, then the first case.
 #[must_use]
-pub fn select_witness(_table: &Table, row: &Row, runs: &[CaseRun]) -> Option<WitnessReport> {
+pub fn select_witness(_table: &Table, row: &Row, runs: &[Arc<Record>]) -> Option<WitnessReport> {
     let directions = row_directions(row);
     if directions.is_empty() {
         return None;
     }
     let id = row.id.to_string();
-    let mut best: Option<((usize, usize, usize), WitnessReport)> = None;
+    let mut best: Option<((usize, bool, usize, usize), WitnessReport)> = None;
     for (case_index, run) in runs.iter().enumerate() {
         for w in witnesses_of(&run.verdict) {
             if !directions.contains(&w.direction) {
@@ -315,7 +296,7 @@ pub fn select_witness(_table: &Table, row: &Row, runs: &[CaseRun]) -> Option<Wit
             if !rows.contains(&id) {
                 continue;
             }
-            let score = (rows.len(), w.instance.to_string().len(), case_index);
+            let score = (rows.len(), w.generated, w.instance.to_string().len(), case_index);
             if best.as_ref().is_none_or(|(s, _)| score < *s) {
                 best = Some((score, witness_report(&run.case.id, w, rows.len())));
             }
@@ -338,20 +319,19 @@ pub fn witness_report(case: &str, w: &Witness, explained_by: usize) -> WitnessRe
     }
 }
 
-/// The first refusal the translator gave citing `row`'s keyword, among runs that use the row.
-fn select_refusal(translator: &dyn Translator, row: &Row, runs: &[CaseRun]) -> Option<RefusalReport> {
+/// The first refusal the translator gave citing `row`'s keyword, among runs that use the row (as
+/// recorded: nothing is translated again).
+fn select_refusal(row: &Row, runs: &[Arc<Record>]) -> Option<RefusalReport> {
     let key = key_of(row);
-    runs.iter()
-        .filter(|r| r.rows.contains(&key) && matches!(&r.verdict, Verdict::Pass(s) if s.refused))
-        .find_map(|run| match translator.translate(&run.case.schema) {
-            Outcome::Refused(refusal) if refusal.keyword == row.id.keyword => {
-                Some(RefusalReport { case: run.case.id.clone(), pointer: refusal.pointer, message: refusal.message })
-            }
-            _ => None,
-        })
+    runs.iter().filter(|r| r.rows.contains(&key) && matches!(&r.verdict, Verdict::Pass(s) if s.refused)).find_map(|run| match &run.outcome {
+        Some(Outcome::Refused(refusal)) if refusal.keyword == row.id.keyword => {
+            Some(RefusalReport { case: run.case.id.clone(), pointer: refusal.pointer.clone(), message: refusal.message.clone() })
+        }
+        _ => None,
+    })
 }
 
-fn tally(runs: &[CaseRun]) -> Trials {
+fn tally(runs: &[Arc<Record>]) -> Trials {
     let mut t = Trials { cases: runs.len(), ..Trials::default() };
     for run in runs {
         match &run.verdict {
@@ -370,7 +350,7 @@ fn tally(runs: &[CaseRun]) -> Trials {
 
 /// The report of one table, given the runs of its translator (`None`: not run).
 #[must_use]
-pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, lint: Vec<String>, run: Option<(&dyn Translator, &[CaseRun])>) -> TranslatorReport {
+pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, lint: Vec<String>, run: Option<&[Arc<Record>]>) -> TranslatorReport {
     let Some(table) = table else {
         return TranslatorReport {
             name: name.to_owned(),
@@ -391,9 +371,9 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         .map(|row| {
             let key = key_of(row);
             let (cases, witness, refusal) = match run {
-                Some((translator, runs)) => {
+                Some(runs) => {
                     let used = runs.iter().filter(|r| !matches!(r.verdict, Verdict::Skip(_)) && r.rows.contains(&key)).count();
-                    let refusal = (row.disposition == Disposition::Refused).then(|| select_refusal(translator, row, runs)).flatten();
+                    let refusal = (row.disposition == Disposition::Refused).then(|| select_refusal(row, runs)).flatten();
                     (Some(used), select_witness(table, row, runs), refusal)
                 }
                 None => (None, None, None),
@@ -411,7 +391,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         requires_object_root: table.requires_object_root,
         limits: table.limits.iter().map(|(n, l)| LimitReport { name: n.clone(), value: l.value, note: l.note.clone() }).collect(),
         lint,
-        trials: run.map(|(_, runs)| tally(runs)),
+        trials: run.map(tally),
         rows,
     }
 }
@@ -449,10 +429,13 @@ fn row_report(translator: &str, row: &Row, cases: Option<usize>, witness: Option
     }
 }
 
-/// Run every translator that has a table over the corpus and build the report.
+/// Build the report from the run's records ([`Loaded::records`]), making the ones no trial has
+/// made yet.
 ///
 /// Translators run on worker threads (one translator per job), so the run takes about the time of
-/// the slowest table; the result does not depend on scheduling.
+/// the slowest table; the result does not depend on scheduling. The records carry the witnesses
+/// the trials found, generated ones included (drawn from seeds fixed per case, so the pages are
+/// the same from run to run).
 ///
 /// # Errors
 /// When a table or corpus file cannot be read for the fingerprints.
@@ -476,11 +459,7 @@ pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Resul
         .collect();
     let runnable = jobs.iter().filter(|(t, tr)| t.is_some() && tr.is_some()).count();
     let progress = if show_progress { Progress::on_terminal("running the oracle", runnable * loaded.cases.len()) } else { Progress::quiet() };
-    // The committed reports show what the corpus itself witnesses: generated instances would tie
-    // every page to the generator's current draws (and double the cost of the staleness test).
-    let mut env = loaded.env.clone();
-    env.witness.scope = crate::witness::Scope::None;
-    let runs = run_jobs(&jobs, &loaded.cases, &env, &progress);
+    let runs = run_jobs(&jobs, loaded, &progress);
     progress.finish();
 
     let translators = loaded
@@ -490,7 +469,8 @@ pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Resul
         .zip(&runs)
         .map(|(((name, table, errors), (_, translator)), runs)| {
             let lint = errors.iter().map(ToString::to_string).collect();
-            let run = translator.as_deref().zip(runs.as_deref());
+            // An unavailable translator (its runtime or package missing here) has no records.
+            let run = translator.as_ref().filter(|t| t.unavailable().is_none()).and(runs.as_deref());
             translator_report(name, &format!("dispositions/{name}.yaml"), table.as_deref(), lint, run)
         })
         .collect();
@@ -511,10 +491,10 @@ pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Resul
 
 type Job = (Option<Arc<Table>>, Option<Arc<dyn Translator>>);
 
-fn run_jobs(jobs: &[Job], cases: &[Arc<Case>], env: &Env, progress: &Progress) -> Vec<Option<Vec<CaseRun>>> {
+fn run_jobs(jobs: &[Job], loaded: &Loaded, progress: &Progress) -> Vec<Option<Vec<Arc<Record>>>> {
     let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(jobs.len().max(1));
     let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<Vec<CaseRun>>> = vec![None; jobs.len()];
+    let mut results: Vec<Option<Vec<Arc<Record>>>> = vec![None; jobs.len()];
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
@@ -523,8 +503,11 @@ fn run_jobs(jobs: &[Job], cases: &[Arc<Case>], env: &Env, progress: &Progress) -
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some((table, translator)) = jobs.get(i) else { break };
-                        if let (Some(table), Some(translator)) = (table, translator) {
-                            done.push((i, run_translator(table, translator.as_ref(), cases, env, progress)));
+                        if let (Some(table), Some(translator)) = (table, translator)
+                            && translator.unavailable().is_none()
+                        {
+                            let tick = || progress.tick();
+                            done.push((i, loaded.records.of_translator(table, translator.as_ref(), &loaded.cases, &loaded.env, &tick)));
                         }
                     }
                     done

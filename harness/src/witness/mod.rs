@@ -578,6 +578,7 @@ impl Judge<'_, '_> {
                 instance: smallest,
                 source_accepts: true,
                 projection_accepts: false,
+                generated: true,
                 attribution: crate::oracle::Attribution::Unjudged,
             },
             Direction::Widening => Witness {
@@ -587,6 +588,7 @@ impl Judge<'_, '_> {
                 model_instance: smallest,
                 source_accepts: false,
                 projection_accepts: true,
+                generated: true,
                 attribution: crate::oracle::Attribution::Unjudged,
             },
         }
