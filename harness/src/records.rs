@@ -114,6 +114,15 @@ impl Records {
             .collect()
     }
 
+    /// Every record made so far, by translator and case id.
+    #[must_use]
+    pub fn all(&self) -> Vec<Arc<Record>> {
+        let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut records: Vec<Arc<Record>> = slots.values().filter_map(|slot| slot.get().cloned()).collect();
+        records.sort_by(|a, b| (&a.translator, &a.case.id).cmp(&(&b.translator, &b.case.id)));
+        records
+    }
+
     /// How many times this store ran the oracle (each record is made once).
     #[must_use]
     pub fn made(&self) -> usize {

@@ -370,6 +370,42 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
     trials
 }
 
+/// The closing summary of a run: per translator, the case trials that passed, failed, reproduced
+/// a known violation or were skipped, read from the run's records, and the translators that could
+/// not be started. `None` when no case trial ran.
+#[must_use]
+pub fn closing_summary(loaded: &Loaded, resolver: &Resolver) -> Option<String> {
+    let mut rows: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    for record in loaded.records.all() {
+        let counts = rows.entry(record.translator.clone()).or_default();
+        let column = match record.verdict {
+            Verdict::Pass(_) => 0,
+            Verdict::Fail(_) => 1,
+            Verdict::ExpectedFailure { .. } => 2,
+            Verdict::Skip(_) => 3,
+        };
+        counts[column] += 1;
+    }
+    let unavailable: Vec<(String, String)> = loaded
+        .tables
+        .iter()
+        .filter_map(|(name, _, _)| resolver(name).and_then(|t| t.unavailable()).map(|why| (name.clone(), why)))
+        .collect();
+    if rows.is_empty() && unavailable.is_empty() {
+        return None;
+    }
+    let width = rows.keys().chain(unavailable.iter().map(|(n, _)| n)).map(String::len).max().unwrap_or(0).max("translator".len());
+    let mut out = format!("{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}\n", "translator", "passed", "failed", "known", "skipped");
+    for (name, [passed, failed, known, skipped]) in &rows {
+        out.push_str(&format!("{name:<width$}  {passed:>7}  {failed:>7}  {known:>7}  {skipped:>7}\n"));
+    }
+    for (name, why) in &unavailable {
+        out.push_str(&format!("{name:<width$}  not run: {why}\n"));
+    }
+    out.push_str("known: the case reproduces a `known_violation` mark; skipped: the suite case cannot be judged here (each reason with `-- --format pretty`)\n");
+    Some(out)
+}
+
 /// The project the tests run in: `$CARGO_MANIFEST_DIR/..` as cargo sets it when it runs a test,
 /// else the directory this crate was compiled in. Reading it at run time matters when one target
 /// directory serves several checkouts: a binary compiled in one must still test the one it runs in.

@@ -8,13 +8,18 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use libtest_mimic::Arguments;
+use libtest_mimic::{Arguments, FormatSetting};
 use schema_fidelity::external;
 use schema_fidelity::project::Project;
 use schema_fidelity::trials::{self, Selection};
 
 fn main() -> ExitCode {
-    let args = Arguments::from_args();
+    let mut args = Arguments::from_args();
+    // Thousands of trials: one character each, not a line padded to the longest name (2 MB of
+    // output). Failures are printed in full either way; `--format pretty` gives every line.
+    if args.format.is_none() && !args.list {
+        args.format = Some(FormatSetting::Terse);
+    }
     let selection = Selection::from_args(&args);
     let loaded = Arc::new(trials::load(Project::at(trials::workspace_root()), &selection));
     let resolver = trials::resolver(&loaded, &external::Config::from_env());
@@ -23,5 +28,12 @@ fn main() -> ExitCode {
         eprintln!("{error}");
         return ExitCode::FAILURE;
     }
-    libtest_mimic::run(&args, list).exit_code()
+    let conclusion = libtest_mimic::run(&args, list);
+    if selection == Selection::All
+        && !args.list
+        && let Some(summary) = trials::closing_summary(&loaded, &resolver)
+    {
+        println!("{summary}");
+    }
+    conclusion.exit_code()
 }
