@@ -131,6 +131,9 @@ pub enum FailureKind {
     /// The trial ran out of its time budget before it could answer: not a verdict on the
     /// translator, but not a pass either.
     OverBudget,
+    /// Two translations of the same schema differ; the pointer (into the serialized answer) of
+    /// the first difference.
+    Nondeterministic(String),
 }
 
 /// A failed trial: what failed and the full message.
@@ -309,14 +312,36 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
     let root_may_be_refused = table.requires_object_root && !literal_object_root;
     let refused_rows: Vec<_> = ctx.rows.iter().filter(|(_, r)| r.disposition == Disposition::Refused).collect();
     let must_refuse = root_refused || !refused_rows.is_empty();
-    let outcome = match catch_unwind(AssertUnwindSafe(|| translator.translate(&case.schema))) {
+    // Translated twice: a translator must give the same answer to the same schema (CONTRACT §1),
+    // and one that does not would make every other verdict here a matter of luck.
+    let translate = || match catch_unwind(AssertUnwindSafe(|| translator.translate(&case.schema))) {
+        Ok(o) => Ok(o),
+        Err(panic) => Err(panic.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default()),
+    };
+    let outcome = match translate() {
         Ok(o) => o,
-        Err(panic) => {
-            let text = panic.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
-            return ctx.fail(FailureKind::Panicked, &format!("translator `{}` panicked: {text}", translator.name()));
-        }
+        Err(text) => return ctx.fail(FailureKind::Panicked, &format!("translator `{}` panicked: {text}", translator.name())),
     };
     *answered = Some(outcome.clone());
+    // A fault is answered below, without asking again (a hung adapter would cost a second timeout).
+    let again = match &outcome {
+        Outcome::Faulted(_) => None,
+        _ => match translate() {
+            Ok(o) => Some(o),
+            Err(text) => return ctx.fail(FailureKind::Panicked, &format!("translator `{}` panicked the second time it translated: {text}", translator.name())),
+        },
+    };
+    if let Some(Outcome::Faulted(fault)) = &again {
+        return ctx.fail(FailureKind::Fault(fault.message.clone()), &format!("translator `{}` faulted the second time it translated: {fault}", translator.name()));
+    }
+    if let Some(again) = again.filter(|again| *again != outcome) {
+        let as_json = |o: &Outcome| serde_json::to_value(o).unwrap_or(Value::Null);
+        let at = schema_fidelity_translators::equality::first_difference(&as_json(&outcome), &as_json(&again)).unwrap_or_default();
+        return ctx.fail(
+            FailureKind::Nondeterministic(at.clone()),
+            &format!("translator `{}` is not deterministic: two translations of the same schema differ first at `{at}` of its answer", translator.name()),
+        );
+    }
     let projection = match outcome {
         Outcome::Refused(refusal) => {
             if let Some(limit) = refusal.keyword.strip_prefix(crate::table::LIMIT_PREFIX) {

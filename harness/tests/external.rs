@@ -144,6 +144,17 @@ fn the_crash_message_carries_the_last_lines_of_stderr_not_the_flood() {
 }
 
 #[test]
+fn an_adapter_whose_answers_differ_from_call_to_call_fails_naming_where() {
+    let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    let verdict = oracle::check(&table("faulty", None), &faulty, &case("flaky", Some("flaky")), &Env::default());
+    let Verdict::Fail(failure) = verdict else { panic!("a translator that answers differently twice fails: {verdict:?}") };
+    assert_eq!(failure.kind, FailureKind::Nondeterministic("/schema/description".to_owned()), "{}", failure.message);
+    assert!(failure.message.contains("is not deterministic: two translations of the same schema differ first at `/schema/description`"), "{}", failure.message);
+    // The same adapter, asked a schema it answers the same way twice, passes.
+    assert!(matches!(oracle::check(&table("faulty", None), &faulty, &case("steady", None), &Env::default()), Verdict::Pass(_)));
+}
+
+#[test]
 fn parallel_trials_share_one_process_and_keep_going_past_faults() {
     let faulty = Arc::new(ExternalTranslator::new("faulty", adapter("faulty.py", &[], config())));
     let table = Arc::new(table("faulty", None));

@@ -26,6 +26,34 @@ pub fn contains(values: &[Value], v: &Value) -> bool {
     values.iter().any(|w| json_eq(v, w))
 }
 
+/// The JSON pointer of the first place where `a` and `b` differ as written (numbers by
+/// representation, object keys in any order), or `None` when they are the same document. For
+/// telling where two answers to one question part ways.
+#[must_use]
+pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            let differing = x.iter().zip(y).enumerate().find_map(|(i, (a, b))| first_difference(a, b).map(|p| format!("/{i}{p}")));
+            differing.or_else(|| (x.len() != y.len()).then(|| format!("/{}", x.len().min(y.len()))))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let here = |k: &String| format!("/{}", k.replace('~', "~0").replace('/', "~1"));
+            for (k, v) in x {
+                match y.get(k) {
+                    None => return Some(here(k)),
+                    Some(w) => {
+                        if let Some(p) = first_difference(v, w) {
+                            return Some(format!("{}{p}", here(k)));
+                        }
+                    }
+                }
+            }
+            y.keys().find(|k| !x.contains_key(*k)).map(here)
+        }
+        _ => (a != b).then(String::new),
+    }
+}
+
 fn number_eq(x: &Number, y: &Number) -> bool {
     match (as_i128(x), as_i128(y)) {
         (Some(x), Some(y)) => x == y,
@@ -35,6 +63,23 @@ fn number_eq(x: &Number, y: &Number) -> bool {
 
 fn as_i128(n: &Number) -> Option<i128> {
     n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+}
+
+#[cfg(test)]
+mod difference_tests {
+    use super::first_difference;
+    use serde_json::json;
+
+    #[test]
+    fn the_first_difference_is_named_by_pointer() {
+        assert_eq!(first_difference(&json!({"a": [1, 2]}), &json!({"a": [1, 2]})), None);
+        assert_eq!(first_difference(&json!({"a": [1, 2]}), &json!({"a": [1, 3]})), Some("/a/1".to_owned()));
+        assert_eq!(first_difference(&json!({"a": [1]}), &json!({"a": [1, 2]})), Some("/a/1".to_owned()));
+        assert_eq!(first_difference(&json!({"a/b": 1}), &json!({})), Some("/a~1b".to_owned()));
+        assert_eq!(first_difference(&json!({}), &json!({"x": 1})), Some("/x".to_owned()));
+        assert_eq!(first_difference(&json!(1), &json!(1.0)), Some(String::new()));
+        assert_eq!(first_difference(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": 1})), None);
+    }
 }
 
 #[cfg(test)]
