@@ -16,7 +16,8 @@
 //! | property count (`properties` of one object schema) | 300 | `SCHEMA_FIDELITY_MAX_PROPERTIES` |
 //! | required length (names in one `required`) | 300 | `SCHEMA_FIDELITY_MAX_REQUIRED` |
 //! | `$ref` chain (references, each inside the target of the one before) | 64 | `SCHEMA_FIDELITY_MAX_REF_CHAIN` |
-//! | instance length (longest string or array built) | 4,096 | `SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH` |
+//! | instance length (longest array built) | 4,096 | `SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH` |
+//! | string length (longest string built) | 262,144 | `SCHEMA_FIDELITY_MAX_STRING_LENGTH` |
 //! | trial time (one trial's witness search, in seconds) | 30 | `SCHEMA_FIDELITY_MAX_TRIAL_SECONDS` |
 //!
 //! Nesting is bounded too, but not here: JSON is read at most 128 levels deep (serde_json's limit)
@@ -75,10 +76,13 @@ pub const REF_CHAIN: Budget =
     Budget { name: "$ref chain", env: "SCHEMA_FIDELITY_MAX_REF_CHAIN", default: 64, unit: "references, each inside the target of the one before" };
 pub const INSTANCE_LENGTH: Budget =
     Budget { name: "instance length", env: "SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH", default: 4096, unit: "characters or items" };
+pub const STRING_LENGTH: Budget =
+    Budget { name: "string length", env: "SCHEMA_FIDELITY_MAX_STRING_LENGTH", default: 262_144, unit: "characters" };
 pub const TRIAL_SECONDS: Budget = Budget { name: "trial time", env: "SCHEMA_FIDELITY_MAX_TRIAL_SECONDS", default: 30, unit: "seconds" };
 
 /// Every budget, in the order the documentation lists them.
-pub const ALL: [&Budget; 8] = [&INPUT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH, &TRIAL_SECONDS];
+pub const ALL: [&Budget; 9] =
+    [&INPUT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH, &STRING_LENGTH, &TRIAL_SECONDS];
 
 /// The budgets of a run: the defaults, with what the environment overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,6 +147,15 @@ pub fn current() -> &'static Budgets {
 #[must_use]
 pub fn instance_length() -> u64 {
     current().get(&INSTANCE_LENGTH)
+}
+
+/// The longest string the generators build ([`STRING_LENGTH`]). Strings are built as a short
+/// random head and one repeated character, so a `maxLength: 100000` (a real `write-file` tool) is
+/// probed at its bound for the cost of a copy; arrays, whose items are each drawn, keep the
+/// smaller [`INSTANCE_LENGTH`].
+#[must_use]
+pub fn string_length() -> u64 {
+    current().get(&STRING_LENGTH)
 }
 
 /// The longest a trial's witness search may take ([`TRIAL_SECONDS`]).

@@ -615,8 +615,31 @@ fn differential(
 fn round_trip(ctx: &Context<'_>, x: &Value, encoded: &Value, back: &Value, lifted: &Value) -> Verdict {
     ctx.fail(
         FailureKind::RoundTrip,
-        &format!("round trip: decode(encode(x)) != x\n  x = {x}\n  encode(x) = {encoded}\n  decode(encode(x)) = {back}\nprojection: {lifted}"),
+        &format!(
+            "round trip: decode(encode(x)) != x\n  x = {}\n  encode(x) = {}\n  decode(encode(x)) = {}\nprojection: {lifted}",
+            shown(x),
+            shown(encoded),
+            shown(back)
+        ),
     )
+}
+
+/// An instance as messages show it: strings over 200 characters are cut to their first 40 and
+/// the count of the rest (a `maxLength: 100000` witness is 100,001 characters long).
+#[must_use]
+pub fn shown(v: &Value) -> String {
+    fn cut(v: &Value) -> Value {
+        match v {
+            Value::String(s) if s.chars().count() > 200 => {
+                let head: String = s.chars().take(40).collect();
+                Value::from(format!("{head}…[{} more characters]", s.chars().count() - 40))
+            }
+            Value::Array(items) => Value::Array(items.iter().map(cut).collect()),
+            Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), cut(v))).collect()),
+            other => other.clone(),
+        }
+    }
+    cut(v).to_string()
 }
 
 fn place(node: &str) -> String {
@@ -630,8 +653,8 @@ fn describe_witness(what: &mut String, w: &Witness, bounds: &Bounds<'_>) {
         if w.source_accepts { "accepts" } else { "rejects" },
         if w.projection_accepts { "accepts" } else { "rejects" }
     );
-    let model = if w.model_instance == w.instance { String::new() } else { format!(" (model side {})", w.model_instance) };
-    let _ = writeln!(what, "  {} witness `{}`: {}{model} -- {verdicts}", w.direction, w.description, w.instance);
+    let model = if w.model_instance == w.instance { String::new() } else { format!(" (model side {})", shown(&w.model_instance)) };
+    let _ = writeln!(what, "  {} witness `{}`: {}{model} -- {verdicts}", w.direction, w.description, shown(&w.instance));
     match &w.attribution {
         Attribution::Unexplained(culprits) if culprits.is_empty() => {
             let _ = writeln!(what, "    (no single occurrence could be named: the deviation comes from the case as a whole)");

@@ -155,7 +155,7 @@ fn a_min_length_of_u64_max_is_compared_not_allocated() {
     let out = check(&file, &[], &[]);
     out.assert_answered();
     assert!(out.stdout.contains("`minLength: 18446744073709551615` at `/properties/s` is beyond the generator"), "{}", out.all());
-    assert!(out.stdout.contains("SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH"), "{}", out.all());
+    assert!(out.stdout.contains("SCHEMA_FIDELITY_MAX_STRING_LENGTH"), "{}", out.all());
 }
 
 #[test]

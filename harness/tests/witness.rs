@@ -114,6 +114,31 @@ fn maximum_dropped_is_caught_with_the_boundary_plus_one() {
 }
 
 #[test]
+fn a_large_max_length_dropped_or_halved_is_caught_at_its_bound() {
+    // A real `write-file` tool: `maxLength: 100000`. Strings used to stop at 4,096 characters, so
+    // losing this bound was never seen.
+    let schema = json!({"type": "object", "properties": {"content": {"type": "string", "maxLength": 100_000}}, "required": ["content"]});
+    let instances = [(json!({"content": "short"}), true), (json!({}), false)];
+    let dropped = Mutant { name: "mutant", rewrite: |m| drop(m.remove("maxLength")) };
+    let failure = caught(&dropped, &case("max-length-dropped", schema.clone(), &instances));
+    let w = failure.witnesses.iter().find(|w| w.generated).expect("a generated witness");
+    assert_eq!((w.direction, w.instance["content"].as_str().map(|s| s.chars().count())), (Direction::Widening, Some(100_001)), "{}", failure.message);
+    assert!(failure.message.contains("more characters]") && failure.message.len() < 20_000, "the message cuts the long string: {} bytes", failure.message.len());
+    let halved = Mutant {
+        name: "mutant",
+        rewrite: |m| {
+            if let Some(n) = m.get("maxLength").and_then(Value::as_u64) {
+                m.insert("maxLength".into(), json!(n / 2));
+            }
+        },
+    };
+    let failure = caught(&halved, &case("max-length-halved", schema, &instances));
+    let w = failure.witnesses.iter().find(|w| w.generated).expect("a generated witness");
+    let length = w.instance["content"].as_str().map_or(0, |s| s.chars().count());
+    assert!(w.direction == Direction::Narrowing && (50_001..=100_000).contains(&length), "{length}: {}", failure.message);
+}
+
+#[test]
 fn min_length_dropped_is_caught_with_the_empty_string() {
     let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.remove("minLength")) };
     let case = case(

@@ -348,9 +348,9 @@ fn string_typical(node: &Map<String, Value>) -> Value {
     Value::String("a".repeat(n))
 }
 
-/// The longest string built ([`crate::budget::INSTANCE_LENGTH`]).
+/// The longest string built ([`crate::budget::STRING_LENGTH`]).
 fn max_length() -> usize {
-    usize::try_from(crate::budget::instance_length()).unwrap_or(usize::MAX)
+    usize::try_from(crate::budget::string_length()).unwrap_or(usize::MAX)
 }
 
 /// A valid value of each draft 2020-12 format.

@@ -195,7 +195,7 @@ pub fn check(
     };
     let translators: Vec<TranslatorCheck> = targets.iter().map(|t| check_one(t, &case, env)).collect();
     Ok(CheckReport {
-        notes: beyond_the_generator(schema, budgets.get(&budget::INSTANCE_LENGTH)),
+        notes: beyond_the_generator(schema, budgets),
         schema: file.to_owned(),
         instances: case.instances.len(),
         valid_instances,
@@ -234,23 +234,24 @@ fn explain_compile_error(schema: &Value, error: String) -> String {
     error
 }
 
-/// Bounds a generated instance cannot reach (longer than [`budget::INSTANCE_LENGTH`]): said once
-/// each, since the comparison then covers only the instances that can be built.
-fn beyond_the_generator(schema: &Value, cap: u64) -> Vec<String> {
+/// Bounds a generated instance cannot reach (a string longer than [`budget::STRING_LENGTH`], an
+/// array longer than [`budget::INSTANCE_LENGTH`]): said once each, since the comparison then
+/// covers only the instances that can be built.
+fn beyond_the_generator(schema: &Value, budgets: &Budgets) -> Vec<String> {
     let Ok(occurrences) = walk::occurrences(schema) else { return Vec::new() };
     occurrences
         .iter()
-        .filter(|o| matches!(o.keyword, "minLength" | "maxLength" | "minItems" | "maxItems"))
         .filter_map(|o| {
+            let budget = match o.keyword {
+                "minLength" | "maxLength" => &budget::STRING_LENGTH,
+                "minItems" | "maxItems" => &budget::INSTANCE_LENGTH,
+                _ => return None,
+            };
+            let cap = budgets.get(budget);
             let n = o.value.as_u64().filter(|n| *n > cap)?;
             let at = if o.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", o.pointer) };
             let effect = if o.keyword.starts_with("min") { "no instance that long is built, so only instances that fail it are compared" } else { "it is not probed at its bound" };
-            Some(format!(
-                "`{}: {n}` at {at} is beyond the generator: instances are at most {cap} long (the {} budget, {}); {effect}",
-                o.keyword,
-                budget::INSTANCE_LENGTH.name,
-                budget::INSTANCE_LENGTH.env
-            ))
+            Some(format!("`{}: {n}` at {at} is beyond the generator: instances are at most {cap} long (the {} budget, {}); {effect}", o.keyword, budget.name, budget.env))
         })
         .collect()
 }

@@ -25,13 +25,18 @@ use super::strings;
 const SOFT_DEPTH: usize = 4;
 /// Past this depth a draw is `null`.
 const HARD_DEPTH: usize = 24;
-/// No drawn array or string grows beyond the instance-length budget
-/// ([`crate::budget::INSTANCE_LENGTH`], 4096 by default): a `minLength: 1000000000` is not met
-/// (the validator rejects the shorter draw). A `maxLength` or `maxItems` above it is not probed at
-/// its bound: the draw would be large and a witness of its loss would need more than this many
-/// characters anyway.
+/// No drawn array grows beyond the instance-length budget ([`crate::budget::INSTANCE_LENGTH`],
+/// 4096 by default), and no string beyond the string-length budget
+/// ([`crate::budget::STRING_LENGTH`], 262,144): a `minLength: 1000000000` is not met (the
+/// validator rejects the shorter draw), and a `maxLength` or `maxItems` above its budget is not
+/// probed at its bound.
 fn max_len() -> u64 {
     crate::budget::instance_length()
+}
+
+/// The longest string drawn.
+fn max_string_len() -> u64 {
+    crate::budget::string_length()
 }
 /// At most this many optional keys in one drawn object: a valid draw takes each optional key with
 /// even odds, so without a cap an object schema with thousands of properties makes every draw
@@ -341,11 +346,11 @@ impl<'a> Drawer<'a> {
         if let Some(p) = &s.pattern {
             return p.draw(self.rng);
         }
-        let min = s.min_length.min(max_len());
+        let min = s.min_length.min(max_string_len());
         let max = s.max_length.unwrap_or(min + 8).min(min + 8).max(min);
         let len = if self.one_in(3) {
             match s.max_length {
-                Some(bound) if bound <= max_len() && self.rng.random() => bound.max(min),
+                Some(bound) if bound <= max_string_len() && self.rng.random() => bound.max(min),
                 _ => min,
             }
         } else {
@@ -585,7 +590,7 @@ impl<'a> Drawer<'a> {
             if s.min_length > 0 {
                 kinds.push(Miss::TooShort);
             }
-            if s.max_length.is_some_and(|m| m < max_len()) {
+            if s.max_length.is_some_and(|m| m < max_string_len()) {
                 kinds.push(Miss::TooLong);
             }
             if s.pattern.is_some() {
@@ -679,7 +684,7 @@ impl<'a> Drawer<'a> {
             }
             Miss::TooLong => {
                 let mut text = self.string(s);
-                let want = s.max_length.unwrap_or(0).saturating_add(1).min(max_len()) as usize;
+                let want = s.max_length.unwrap_or(0).saturating_add(1).min(max_string_len()) as usize;
                 let have = text.chars().count();
                 if have < want {
                     strings::plain(self.rng, want - have, want - have, &mut text);

@@ -124,13 +124,18 @@ fn push_candidates(v: &Value, limit: usize, out: &mut Vec<Value>) {
             }
         }
         Value::String(s) => {
-            let chars: Vec<char> = s.chars().collect();
+            // By byte offsets of characters, copying slices: a string may be 100,000 characters
+            // long (a `maxLength` probed at its bound).
+            let starts: Vec<usize> = s.char_indices().map(|(i, _)| i).take(17).collect();
             push(out, Value::from(""));
-            push(out, Value::from(chars[..chars.len() / 2].iter().collect::<String>()));
-            for i in 0..chars.len().min(16) {
-                let mut shorter = chars.clone();
-                shorter.remove(i);
-                push(out, Value::from(shorter.into_iter().collect::<String>()));
+            let half = s.char_indices().nth(s.chars().count() / 2).map_or(s.len(), |(i, _)| i);
+            push(out, Value::from(&s[..half]));
+            for (k, &start) in starts.iter().enumerate().take(16) {
+                let end = starts.get(k + 1).copied().unwrap_or(s.len());
+                let mut shorter = String::with_capacity(s.len());
+                shorter.push_str(&s[..start]);
+                shorter.push_str(&s[end..]);
+                push(out, Value::from(shorter));
             }
         }
         Value::Array(items) => {

@@ -216,7 +216,9 @@ pub(crate) fn plain(rng: &mut Dice, min: usize, max: usize, out: &mut String) {
     }
     if n > head {
         let fill = ALPHABET[rng.random_range(0usize..12)];
-        out.extend(std::iter::repeat_n(fill, n - head));
+        // `repeat` copies in doubling blocks: a 100,000-character string costs a few copies,
+        // not 100,000 pushes.
+        out.push_str(&fill.to_string().repeat(n - head));
     }
 }
 
