@@ -139,6 +139,26 @@ fn a_large_max_length_dropped_or_halved_is_caught_at_its_bound() {
 }
 
 #[test]
+fn integer_widened_to_number_six_levels_down_behind_optional_arrays_is_caught() {
+    // Past depth 4 optional arrays were drawn empty, so this never reached the integer.
+    let mut leaf = json!({"type": "integer"});
+    for _ in 0..6 {
+        leaf = json!({"type": "object", "properties": {"items": {"type": "array", "items": leaf}}});
+    }
+    let mutant = Mutant {
+        name: "mutant",
+        rewrite: |m| {
+            if m.get("type") == Some(&json!("integer")) {
+                m.insert("type".into(), json!("number"));
+            }
+        },
+    };
+    let failure = caught(&mutant, &case("deep-integer", leaf, &[(json!({}), true), (json!([]), false)]));
+    let FailureKind::Deviation { found, .. } = &failure.kind else { panic!("not a deviation: {}", failure.message) };
+    assert_eq!(found, &BTreeSet::from([Direction::Widening]), "{}", failure.message);
+}
+
+#[test]
 fn min_length_dropped_is_caught_with_the_empty_string() {
     let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.remove("minLength")) };
     let case = case(

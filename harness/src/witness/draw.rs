@@ -10,7 +10,8 @@
 //! each node either places the fault itself or hands it to one of its children.
 //!
 //! Recursion is bounded twice: past [`SOFT_DEPTH`] only required content is drawn (no optional
-//! keys, the fewest items), and past [`HARD_DEPTH`] a draw is `null`, which the validator rejects
+//! keys, the fewest items), but for one optional key or item now and then at odds that fall
+//! with depth, and past [`HARD_DEPTH`] a draw is `null`, which the validator rejects
 //! if it must.
 
 use std::collections::HashSet;
@@ -51,6 +52,10 @@ const EXACT: f64 = 9.0e15;
 pub(crate) struct Drawer<'a> {
     plan: &'a Plan,
     rng: &'a mut Dice,
+    /// This near miss hands its fault down to a child wherever the node has one, so that it
+    /// lands at a leaf however deep: one near miss in three. A fault that may stop at any level
+    /// reaches depth d with odds falling geometrically in d.
+    deep: bool,
 }
 
 /// What an array draw is forced to do.
@@ -74,6 +79,14 @@ impl Default for Kinds {
 }
 
 impl Kinds {
+    fn of(kinds: impl Iterator<Item = Miss>) -> Self {
+        let mut out = Self::default();
+        for k in kinds {
+            out.push(k);
+        }
+        out
+    }
+
     fn push(&mut self, kind: Miss) {
         if self.len < self.items.len() {
             self.items[self.len] = kind;
@@ -118,7 +131,7 @@ enum Miss {
 
 impl<'a> Drawer<'a> {
     pub(crate) fn new(plan: &'a Plan, rng: &'a mut Dice) -> Self {
-        Self { plan, rng }
+        Self { plan, rng, deep: false }
     }
 
     /// A draw meant to be valid.
@@ -128,6 +141,7 @@ impl<'a> Drawer<'a> {
 
     /// A draw meant to be just invalid.
     pub(crate) fn miss_root(&mut self) -> Value {
+        self.deep = self.one_in(3);
         self.miss(self.plan.root, 0)
     }
 
@@ -369,7 +383,9 @@ impl<'a> Drawer<'a> {
         let max = s.max_items.unwrap_or(min + 4).clamp(min, cap);
         let mut len = match mode.len {
             Some(len) => len.min(cap),
-            None if depth >= SOFT_DEPTH => min,
+            None if depth >= SOFT_DEPTH => {
+                if min == 0 && max > 0 && self.descend(depth) { 1 } else { min }
+            }
             None if self.one_in(4) => {
                 if self.rng.random() || max - min > 16 { min } else { max }
             }
@@ -454,6 +470,14 @@ impl<'a> Drawer<'a> {
         key
     }
 
+    /// Whether a draw past [`SOFT_DEPTH`] goes one level further into optional content (one
+    /// optional key, one item of an array that may be empty): one in two at the soft depth, one in
+    /// three a level deeper, and so on. The expected optional content below a node is then less
+    /// than one node per level, so recursive schemas stay small.
+    fn descend(&mut self, depth: usize) -> bool {
+        self.rng.random_range(0..depth.saturating_sub(SOFT_DEPTH) + 2) == 0
+    }
+
     /// The keys of a valid object with the node of each value.
     ///
     /// Keys are tracked in a set beside the list, and at most [`MAX_OPTIONAL_KEYS`] optional keys
@@ -483,6 +507,13 @@ impl<'a> Drawer<'a> {
                     drawn += 1;
                 }
             }
+        }
+        // Past the soft depth, now and then one optional key, so that a constraint six levels down
+        // behind optional content is reached; the odds fall with depth, so a recursive schema
+        // still draws a finite instance.
+        if soft && !s.optional.is_empty() && self.descend(depth) {
+            let (name, id) = &s.properties[s.optional[self.rng.random_range(0..s.optional.len())]];
+            add(&mut keys, name.clone(), Some(*id));
         }
         if !soft && !s.pattern_properties.is_empty() && self.one_in(4) {
             let (pattern, id) = &s.pattern_properties[self.rng.random_range(0..s.pattern_properties.len())];
@@ -534,8 +565,23 @@ impl<'a> Drawer<'a> {
     }
 
     fn object(&mut self, s: &Shape, depth: usize, miss_value: bool) -> Map<String, Value> {
-        let keys = self.object_keys(s, depth);
+        let mut keys = self.object_keys(s, depth);
+        // The value to break may be any declared property, drawn or not: past the soft depth the
+        // optional ones are seldom drawn, and a fault deep behind them would never be placed.
+        if miss_value && !s.properties.is_empty() && (self.deep || self.one_in(2)) {
+            let (name, id) = &s.properties[self.rng.random_range(0..s.properties.len())];
+            if !keys.iter().any(|(k, _)| k == name) {
+                keys.push((name.clone(), Some(*id)));
+            }
+            let at = keys.iter().position(|(k, _)| k == name).unwrap_or(0);
+            let miss_at = Some(at);
+            return self.object_from_keys(s, depth, keys, miss_at);
+        }
         let miss_at = (miss_value && !keys.is_empty()).then(|| self.rng.random_range(0..keys.len()));
+        self.object_from_keys(s, depth, keys, miss_at)
+    }
+
+    fn object_from_keys(&mut self, s: &Shape, depth: usize, keys: Vec<(String, Option<NodeId>)>, miss_at: Option<usize>) -> Map<String, Value> {
         let mut map = Map::with_capacity(keys.len());
         for (i, (key, node)) in keys.into_iter().enumerate() {
             let value = match (miss_at == Some(i), node) {
@@ -649,7 +695,13 @@ impl<'a> Drawer<'a> {
 
     #[allow(clippy::too_many_lines)]
     fn shape_miss(&mut self, s: &Shape, depth: usize) -> Value {
-        let kinds = self.misses(s);
+        let mut kinds = self.misses(s);
+        if self.deep {
+            let down = Kinds::of(kinds.items[..kinds.len].iter().copied().filter(|k| matches!(k, Miss::ValueBroken | Miss::ItemBroken)));
+            if down.len > 0 {
+                kinds = down;
+            }
+        }
         if kinds.len == 0 {
             return self.shape(s, depth);
         }
