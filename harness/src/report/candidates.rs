@@ -450,7 +450,8 @@ mod tests {
             let schema = json!({"type": "object", "properties": {"s": {"type": "string", "minLength": n, "maxLength": n}}, "required": ["s"]});
             let c = candidate_instances(&schema);
             let longest = c.iter().map(|v| v.to_string().len()).max().unwrap_or(0);
-            assert!(longest <= 4096 + 32, "a candidate of {longest} bytes");
+            let cap = usize::try_from(crate::budget::STRING_LENGTH.default).unwrap_or(usize::MAX);
+            assert!(longest <= cap + 32, "a candidate of {longest} bytes, beyond the string length budget");
         }
         let names: Vec<String> = (0..50_000).map(|i| format!("k{i}")).collect();
         let c = candidate_instances(&json!({"type": "object", "required": names, "maxItems": u64::MAX, "items": {}}));
