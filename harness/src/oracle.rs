@@ -159,6 +159,10 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Summary {
     pub refused: bool,
+    /// Of the generated source-side draws, how many the source accepted and how many were made
+    /// (`None` when none were made: generation off, a suite case, or a projection equal to the
+    /// source).
+    pub source_valid: Option<(usize, usize)>,
     pub found: BTreeSet<Direction>,
     /// Rows involved, by id string (for coverage reports).
     pub rows: Vec<String>,
@@ -525,7 +529,7 @@ fn differential(
     let marked: Vec<&Witness> = witnesses.iter().filter(|w| matches!(w.attribution, Attribution::Marked(_))).collect();
     if unexplained.is_empty() && syntactic.is_empty() && marked.is_empty() {
         let found = witnesses.iter().map(|w| w.direction).collect();
-        return Verdict::Pass(Summary { refused: false, found, rows: row_ids(ctx), witnesses });
+        return Verdict::Pass(Summary { refused: false, found, rows: row_ids(ctx), witnesses, source_valid: generated.source_valid });
     }
 
     let culprits = |w: &Witness| match &w.attribution {

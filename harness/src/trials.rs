@@ -376,7 +376,13 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
 #[must_use]
 pub fn closing_summary(loaded: &Loaded, resolver: &Resolver) -> Option<String> {
     let mut rows: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    let mut no_valid_draw = std::collections::BTreeSet::new();
     for record in loaded.records.all() {
+        if let Verdict::Pass(summary) = &record.verdict
+            && summary.source_valid.is_some_and(|(accepted, made)| accepted == 0 && made > 0)
+        {
+            no_valid_draw.insert(record.case.id.clone());
+        }
         let counts = rows.entry(record.translator.clone()).or_default();
         let column = match record.verdict {
             Verdict::Pass(_) => 0,
@@ -403,6 +409,16 @@ pub fn closing_summary(loaded: &Loaded, resolver: &Resolver) -> Option<String> {
         out.push_str(&format!("{name:<width$}  not run: {why}\n"));
     }
     out.push_str("known: the case reproduces a `known_violation` mark; skipped: the suite case cannot be judged here (each reason with `-- --format pretty`)\n");
+    if !no_valid_draw.is_empty() {
+        let listed: Vec<&str> = no_valid_draw.iter().take(10).map(String::as_str).collect();
+        let more = no_valid_draw.len().saturating_sub(listed.len());
+        out.push_str(&format!(
+            "{} case(s) got no generated instance their schema accepts, so only their own valid instances check for a narrowing: {}{}\n",
+            no_valid_draw.len(),
+            listed.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
+    }
     Some(out)
 }
 

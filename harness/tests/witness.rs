@@ -352,3 +352,21 @@ fn near_misses_are_mostly_rejected_and_valid_draws_mostly_accepted() {
     assert!(valid_total >= 85 * cases, "mean valid yield {}% is below 85%", valid_total / cases.max(1));
     assert!(missed_total >= 85 * cases, "mean near-miss yield {}% is below 85%", missed_total / cases.max(1));
 }
+
+#[test]
+fn a_trial_says_how_many_generated_instances_its_source_accepted() {
+    // A rewrite that changes nothing the validator reads, so the search runs.
+    let annotate = Mutant { name: "mutant", rewrite: |m| drop(m.insert("description".into(), json!("annotated"))) };
+    let accepted = |schema: Value| {
+        let c = case("counted", schema, &[(json!({"p": 1}), false)]);
+        match oracle::check(&identity_table(), &annotate, &c, &env(Settings::fixed(None, witness::DEFAULT_DRAWS))) {
+            Verdict::Pass(summary) => summary.source_valid,
+            other => panic!("{other:?}"),
+        }
+    };
+    let (valid, made) = accepted(json!({"type": "object", "properties": {"p": {"type": "string"}}})).expect("draws were made");
+    assert!(valid > 0 && made == witness::DEFAULT_DRAWS, "{valid} of {made}");
+    // Nothing satisfies a required `false` property: the count says so.
+    let none = accepted(json!({"type": "object", "properties": {"p": false}, "required": ["p"]}));
+    assert_eq!(none.map(|(valid, _)| valid), Some(0));
+}

@@ -315,6 +315,10 @@ pub struct Found {
     pub round_trip: Option<RoundTrip>,
     /// Candidates judged (both sides).
     pub candidates: usize,
+    /// Of the case's source-side draws, how many the source accepted, and how many were made (set
+    /// when draws were made). None accepted means no generated instance checks for a narrowing:
+    /// only the case's own valid instances do.
+    pub source_valid: Option<(usize, usize)>,
     /// The seed the draws came from, and the command that reproduces the trial with it (set
     /// when draws were made).
     pub seed: Option<u64>,
@@ -441,7 +445,8 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchErr
 
     let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, false)).collect();
     let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, true)).collect();
-    Ok(Found { witnesses, explained, round_trip, candidates, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
+    let source_valid = Some((source_draws.draws.iter().filter(|d| d.accepted).count(), source_draws.draws.len()));
+    Ok(Found { witnesses, explained, round_trip, candidates, source_valid, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
 }
 
 /// A trial's time budget ([`budget::TRIAL_SECONDS`]), checked before each draw.
