@@ -212,6 +212,8 @@ pub struct Tally {
     pub failed: Vec<(String, String)>,
     pub expected: Vec<(String, String)>,
     pub skipped: usize,
+    /// The skipped cases, each with the reason.
+    pub skipped_cases: Vec<(String, String)>,
     /// Known-violation rows (by id) reproduced on some case.
     pub reproduced: BTreeMap<String, usize>,
 }
@@ -226,7 +228,10 @@ pub fn tally(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], en
                 t.passed += 1;
                 t.refused += usize::from(summary.refused);
             }
-            Verdict::Skip(_) => t.skipped += 1,
+            Verdict::Skip(reason) => {
+                t.skipped += 1;
+                t.skipped_cases.push((case.id.clone(), reason));
+            }
             Verdict::Fail(f) => t.failed.push((case.id.clone(), f.message)),
             Verdict::ExpectedFailure { message, known, .. } => {
                 for id in known {

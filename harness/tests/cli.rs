@@ -138,9 +138,10 @@ fn wrong_names_get_the_nearest_right_one() {
     assert_eq!(out.code, 2, "{}", out.all());
     assert!(out.stderr.contains("did you mean `identity`?"), "{}", out.all());
 
+    // A wrong command is clap's usage error: exit 2, with the nearest command.
     let out = run(&["chek"]);
     assert_eq!(out.code, 2, "{}", out.all());
-    assert!(out.stderr.contains("did you mean `check`?"), "{}", out.all());
+    assert!(out.stderr.contains("unrecognized subcommand 'chek'") && out.stderr.contains("a similar subcommand exists: 'check'"), "{}", out.all());
 }
 
 // ---- check -----------------------------------------------------------------------------------
@@ -160,7 +161,7 @@ fn check_says_which_keyword_is_refused_and_why() {
     let s = Scratch::new("check-refused");
     s.write("tool.json", r#"{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}"#);
     let out = s.run(&["check", "tool.json", "--translator", "anthropic"]);
-    assert_eq!(out.code, 0, "a refusal is explicit, not lossy: {}", out.all());
+    assert_eq!(out.code, 3, "a refusal the table declares is a declared loss (3), not a violation (1): {}", out.all());
     assert!(out.stdout.contains("anthropic  refused     refuses `anyOf` at the root"), "{}", out.all());
     assert!(out.stdout.contains("row anthropic/anyOf:at_root at the root: refused (dispositions/anthropic.yaml:"), "{}", out.all());
     assert!(out.stdout.contains("why: input_schema does not support anyOf at the top level"), "{}", out.all());
@@ -168,12 +169,12 @@ fn check_says_which_keyword_is_refused_and_why() {
 }
 
 #[test]
-fn check_says_lossy_with_the_rows_responsible_and_exits_one() {
+fn check_says_lossy_with_the_rows_responsible_and_exits_three() {
     let s = Scratch::new("check-lossy");
     s.edit("dispositions/identity.yaml", "  minLength: { disposition: preserved }", "  minLength: { disposition: approximated, direction: widening, to: dropped }");
     s.write("tool.json", OBJECT_SCHEMA);
     let out = s.run(&["check", "tool.json"]);
-    assert_eq!(out.code, 1, "{}", out.all());
+    assert_eq!(out.code, 3, "an approximation the table declares is a declared loss: {}", out.all());
     assert!(out.stdout.contains("identity   widened"), "{}", out.all());
     assert!(out.stdout.contains("row identity/minLength at `/properties/name`: approximated (widening) to dropped"), "{}", out.all());
     assert!(out.stdout.contains("reports/identity.md#minlength"), "{}", out.all());
@@ -377,8 +378,10 @@ fn run_fails_when_a_translator_cannot_start() {
     identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\n");
     let out = s.run(&["run"]);
     assert_eq!(out.code, 1, "{}", out.all());
-    assert!(out.stdout.contains("external             skipped: adapter `schema-fidelity-no-such-runtime adapter.js`"), "{}", out.all());
-    assert!(out.stdout.contains("1 translator(s) could not be started, so their contract was not run: external"), "{}", out.all());
+    assert!(out.stdout.contains("external   unavailable: adapter `schema-fidelity-no-such-runtime adapter.js`"), "{}", out.all());
+    assert!(out.stdout.contains("install it with `npm ci`"), "{}", out.all());
+    assert!(out.stdout.contains("1 translator(s) unavailable here, so their contract was not run: external"), "{}", out.all());
+    assert!(!out.stdout.contains("failure(s)"), "an unavailable translator is not a failure: {}", out.all());
     // The ones that can run still pass on their own.
     let out = s.run(&["run", "-t", "identity", "-t", "anthropic"]);
     assert_eq!(out.code, 0, "{}", out.all());
@@ -407,4 +410,165 @@ fn report_diff_compares_two_runs_without_running_anything() {
     let out = run(&["report", "--diff", "/nonexistent/old.json"]);
     assert_eq!(out.code, 2, "{}", out.all());
     assert!(out.all().contains("/nonexistent/old.json: cannot read"), "{}", out.all());
+}
+
+// ---- the command line itself: help, version, exit statuses, completions, closed pipes ----------
+
+/// `cmd` with no colour forced from the environment: output that is not a terminal.
+fn plain(dir: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(dir).env_remove("CLICOLOR_FORCE").env_remove("NO_COLOR");
+    let Output { status, stdout, stderr } = cmd.output().expect("the binary runs");
+    Run { code: status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
+}
+
+const COMMANDS: [(&str, &[&str]); 7] = [
+    ("run", &["--translator <NAME>", "--verbose", "legend", "unavailable"]),
+    ("report", &["--check", "--diff <OLD.json> [NEW.json]", "git show REV:reports/report.json > /tmp/old.json", "kept as they are"]),
+    ("explain", &["<TRANSLATOR> [KEYWORD]", "citation form TRANSLATOR/KEYWORD[:REFINEMENT]", "a witness"]),
+    ("check", &["<SCHEMA.json>", "--format <FORMAT>", "--translator <NAME>", "refused (which keyword, where, why)", "what you can do"]),
+    ("lint", &["file and line", "does not exist", "Every problem"]),
+    ("new", &["<TRANSLATOR>", "`disposition: TODO`", "`run:`", "Never overwrites"]),
+    ("completions", &["<SHELL>", "bash"]),
+];
+
+#[test]
+fn every_command_has_a_help_page_with_what_it_does_and_the_exit_statuses() {
+    for (command, fragments) in COMMANDS {
+        let out = plain(&repo(), &[command, "--help"]);
+        assert_eq!(out.code, 0, "{command} --help: {}", out.all());
+        assert!(out.stdout.contains(&format!("Usage: schema-fidelity {command}")), "{command} --help: {}", out.all());
+        for f in fragments {
+            assert!(out.stdout.to_lowercase().contains(&f.to_lowercase()), "{command} --help lacks `{f}`: {}", out.all());
+        }
+        for status in ["  0    all is well", "  1    findings", "  2    usage and input errors", "  3    `check` only", "  141  stdout was closed early"] {
+            assert!(out.stdout.contains(status), "{command} --help lacks the exit status `{status}`: {}", out.all());
+        }
+        assert!(!out.stdout.contains('\u{1b}'), "no colour off a terminal: {:?}", out.stdout);
+        // `help COMMAND` is the same page.
+        let help = plain(&repo(), &["help", command]);
+        assert_eq!((help.code, &help.stdout), (0, &out.stdout), "help {command}");
+        // -h is the short page, still naming the command's usage.
+        let short = plain(&repo(), &[command, "-h"]);
+        assert_eq!(short.code, 0, "{}", short.all());
+        assert!(short.stdout.contains(&format!("Usage: schema-fidelity {command}")), "{}", short.all());
+    }
+    let top = plain(&repo(), &["--help"]);
+    assert_eq!(top.code, 0, "{}", top.all());
+    for (command, _) in COMMANDS {
+        assert!(top.stdout.contains(&format!("\n  {command} ")), "--help lists `{command}`: {}", top.all());
+    }
+    assert!(top.stdout.contains("  3    `check` only") && !top.stdout.contains('\u{1b}'), "{}", top.all());
+}
+
+#[test]
+fn version_is_the_crate_version() {
+    let expected = format!("schema-fidelity {}\n", env!("CARGO_PKG_VERSION"));
+    for args in [&["--version"][..], &["-V"]] {
+        let out = plain(&repo(), args);
+        assert_eq!((out.code, out.stdout.as_str()), (0, expected.as_str()), "{args:?}: {}", out.all());
+    }
+    let out = plain(&repo(), &["check", "--version"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, format!("schema-fidelity-check {}\n", env!("CARGO_PKG_VERSION")).as_str()), "{}", out.all());
+}
+
+#[test]
+fn usage_errors_exit_two_with_the_usage_on_stderr() {
+    for args in [
+        &[][..],
+        &["run", "--bogus"],
+        &["run", "extra"],
+        &["check"],
+        &["check", "a.json", "b.json"],
+        &["check", "a.json", "--format", "xml"],
+        &["report", "--check", "--diff", "old.json"],
+        &["report", "--diff", "a", "b", "c"],
+        &["explain"],
+        &["new"],
+        &["lint", "extra"],
+        &["completions", "nosh"],
+        &["chek"],
+    ] {
+        let out = plain(&repo(), args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.all());
+        assert!(out.stderr.starts_with("error: ") || out.stderr.contains("Usage: schema-fidelity"), "{args:?}: said on stderr: {}", out.all());
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout: {}", out.all());
+    }
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = plain(&repo(), &["completions", shell]);
+        assert_eq!(out.code, 0, "{shell}: {}", out.all());
+        for command in ["explain", "check", "completions"] {
+            assert!(out.stdout.contains(command), "{shell} completion offers `{command}`: {}", out.all());
+        }
+    }
+    let bash = plain(&repo(), &["completions", "bash"]);
+    assert!(bash.stdout.contains("complete -F _schema-fidelity") || bash.stdout.contains("schema-fidelity"), "{}", bash.all());
+    assert!(bash.stdout.contains("--translator") && bash.stdout.contains("--format"), "options are completed too: {}", bash.all());
+}
+
+/// Run `args` in `dir` with stdout a real pipe whose reading end is closed before the command
+/// writes (it loads the project first), as `| head` does once it has what it wants.
+fn with_closed_stdout(dir: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(dir).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    if !dir.starts_with(repo()) {
+        cmd.env("SCHEMA_FIDELITY_JSTS", dir.join("no-suite-here"));
+    }
+    let mut child = cmd.spawn().expect("the binary starts");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("the binary ends");
+    Run { code: out.status.code().unwrap_or(-1), stdout: String::new(), stderr: String::from_utf8_lossy(&out.stderr).into_owned() }
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let s = Scratch::new("closed-pipe");
+    s.write("tool.json", OBJECT_SCHEMA);
+    for args in [
+        &["run", "-t", "identity"][..],
+        &["explain", "identity"],
+        &["explain", "anthropic", "anyOf"],
+        &["check", "tool.json"],
+        &["check", "tool.json", "--format", "json"],
+        &["lint"],
+        &["completions", "bash"],
+    ] {
+        let out = with_closed_stdout(&s.0, args);
+        assert_eq!(out.code, 141, "{args:?}: a closed pipe ends with 141, like a program SIGPIPE ends: {}", out.all());
+        assert!(!out.stderr.contains("panicked") && !out.stderr.contains("failed printing"), "{args:?}: no panic: {}", out.all());
+        assert!(out.stderr.is_empty(), "{args:?}: nothing to say about it: {}", out.all());
+    }
+}
+
+#[test]
+fn a_reader_that_stops_after_one_line_gets_one_line_and_no_panic() {
+    // The shell's own `| head -1`: a reader that reads one line and goes away.
+    let s = Scratch::new("head-pipe");
+    let script = format!("'{BIN}' completions bash | head -1; '{BIN}' explain identity | head -1");
+    let out = Command::new("sh").arg("-c").arg(&script).current_dir(&s.0).env("SCHEMA_FIDELITY_JSTS", s.0.join("none")).output().expect("sh runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
+}
+
+#[test]
+fn check_exits_one_when_anything_is_not_a_declared_loss() {
+    // anthropic refuses `anyOf` at the root (declared: 3 alone); identity has no row for `x-ui`
+    // (silent: 1). The 1 wins.
+    let s = Scratch::new("check-mixed");
+    s.edit("dispositions/identity.yaml", "  \"*\": { disposition: preserved", "  \"x-known-*\": { disposition: preserved");
+    s.write("tool.json", r#"{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}],"properties":{"a":{"type":"string","x-ui":"wide"}}}"#);
+    let out = s.run(&["check", "tool.json"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains("anthropic  refused") && out.stdout.contains("identity   no row"), "{}", out.all());
+    assert!(out.stdout.contains("exit status 1:"), "{}", out.all());
+    let declared = s.run(&["check", "tool.json", "-t", "anthropic"]);
+    assert_eq!(declared.code, 3, "{}", declared.all());
+    assert!(declared.stdout.contains("exit status 3: every finding is a loss the tables declare"), "{}", declared.all());
 }
