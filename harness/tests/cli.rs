@@ -572,3 +572,75 @@ fn check_exits_one_when_anything_is_not_a_declared_loss() {
     assert_eq!(declared.code, 3, "{}", declared.all());
     assert!(declared.stdout.contains("exit status 3: every finding is a loss the tables declare"), "{}", declared.all());
 }
+
+// ---- run: legend, totals, long names, skipped cases ---------------------------------------------
+
+/// An external translator `name` in the scratch project: a Python adapter (the project's own
+/// protocol helper) that sends every schema unchanged, with the identity table renamed.
+fn python_identity(s: &Scratch, name: &str) {
+    std::fs::create_dir_all(s.0.join("adapters")).expect("dir");
+    std::fs::copy(repo().join("translators/external/python/sf_adapter.py"), s.0.join("adapters/sf_adapter.py")).expect("copy the helper");
+    s.write(
+        "adapters/ident.py",
+        &format!(
+            "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nfrom sf_adapter import serve\nserve(\"ident\", \"1.0.0\", {{\"{name}\": lambda schema: {{\"schema\": schema, \"dialect\": \"json-schema\"}}}})\n"
+        ),
+    );
+    identity_as(s, name, "run: [python3, adapters/ident.py]\ninstall: \"pip install nothing-needed\"\n");
+}
+
+#[test]
+fn run_explains_its_columns_totals_them_and_keeps_them_straight_for_long_names() {
+    let s = Scratch::new("run-columns");
+    let long = "a-translator-with-a-very-long-name";
+    python_identity(&s, long);
+    let out = s.run(&["run"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    for column in ["compared", "refused", "failed", "known", "skipped"] {
+        assert!(out.stdout.lines().any(|l| l.trim_start().starts_with(&format!("{column} ")) || l.starts_with(&format!("columns: {column} "))), "the legend explains `{column}`: {}", out.all());
+    }
+    let header = out.stdout.lines().find(|l| l.starts_with("translator ")).expect("a header");
+    let rows: Vec<&str> = out.stdout.lines().filter(|l| [long, "anthropic ", "identity ", "total "].iter().any(|n| l.starts_with(n))).collect();
+    assert_eq!(rows.len(), 4, "{}", out.all());
+    // Every count ends in the same column as its header, whatever the name's length.
+    let token_ends = |l: &str| -> Vec<usize> {
+        let mut ends = Vec::new();
+        let mut inside = false;
+        for (i, c) in l.char_indices().chain(std::iter::once((l.len(), ' '))) {
+            if c.is_whitespace() && inside {
+                ends.push(i);
+            }
+            inside = !c.is_whitespace();
+        }
+        ends
+    };
+    let header_ends: Vec<usize> = token_ends(header)[1..6].to_vec();
+    for row in &rows {
+        assert_eq!(token_ends(row)[1..6], header_ends[..], "the counts of `{row}` end under their headers in `{header}`:\n{}", out.all());
+    }
+    // The total is the sum of the rows.
+    let counts = |l: &str| -> Vec<usize> { l.split_whitespace().skip(1).take(5).map(|w| w.parse().expect("a count")).collect() };
+    let total = counts(rows.iter().find(|l| l.starts_with("total ")).expect("a total line"));
+    let sum = rows.iter().filter(|l| !l.starts_with("total ")).map(|l| counts(l)).fold(vec![0; 5], |acc, c| acc.iter().zip(&c).map(|(a, b)| a + b).collect());
+    assert_eq!(total, sum, "{}", out.all());
+    assert!(total[0] > 0, "the external one ran too: {}", out.all());
+}
+
+#[test]
+fn run_verbose_lists_the_skipped_cases_with_their_reasons() {
+    // The suite (when this machine has it) has cases the validator gets wrong: those are skipped.
+    let out = run(&["run", "-t", "identity", "--verbose"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let row = out.stdout.lines().find(|l| l.starts_with("identity ")).expect("identity's line");
+    let skipped: usize = row.split_whitespace().nth(5).and_then(|w| w.parse().ok()).expect("the skipped count");
+    let listed: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("  identity::")).collect();
+    assert_eq!(listed.len(), skipped, "every skipped case is listed: {}", out.all());
+    if skipped == 0 {
+        assert!(out.stdout.contains("no case was skipped"), "{}", out.all());
+    } else {
+        assert!(out.stdout.contains(&format!("{skipped} skipped case(s):")), "{}", out.all());
+        assert!(listed.iter().all(|l| l.split_once(": ").is_some_and(|(_, why)| !why.trim().is_empty())), "each with its reason: {}", out.all());
+        let quiet = run(&["run", "-t", "identity"]);
+        assert!(quiet.stdout.contains("`run --verbose` lists them") && !quiet.stdout.contains("  identity::"), "{}", quiet.all());
+    }
+}
