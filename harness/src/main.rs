@@ -527,10 +527,18 @@ fn check_command(file: &str, wanted: &[String], json: bool) -> Result<u8, String
 fn lint() -> Result<u8, String> {
     let loaded = trials::load(project()?, &Selection::All);
     let budgets = budget::Budgets::from_env()?;
+    // What the `TRANSLATOR::lint` trials of `cargo test` reject, first: the table's own findings
+    // and a translator no one provides. Every file is read; a file that does not parse is one
+    // problem (its line), and the other files are still checked.
+    let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
     let mut problems = 0;
     for (name, table, errors) in &loaded.tables {
         for e in errors {
             println!("{e}");
+            problems += 1;
+        }
+        if resolver(name).is_none() {
+            println!("{}", trials::no_translator_message(name));
             problems += 1;
         }
         // What `run` would trip over: a grammar that does not compile, a `run:` program that
@@ -575,9 +583,11 @@ fn new_command(name: &str) -> Result<u8, String> {
         return Err(format!("{shown} already exists; `new` never overwrites a table (edit it, or remove it first)"));
     }
     std::fs::write(&path, scaffold::scaffold(name)).map_err(|e| format!("{shown}: cannot write: {e}"))?;
-    println!("wrote {shown}: every row says `disposition: TODO`.");
-    println!("Fill each in with what the translator really does; `schema-fidelity lint` lists the rows left.");
-    println!("Then give the translator the name `{name}` (translators/src/builtin/) and run `schema-fidelity run -t {name}`.");
+    println!("wrote {shown}: every row says `disposition: TODO`, and so do `description:`, `source:`, `run:` and `install:`.");
+    println!("Fill each in with what the translator really does; `schema-fidelity lint` lists what is left.");
+    println!("An external translator: write its adapter and point `run:` at it (README, \"Onboarding a translator\").");
+    println!("A built-in one: delete `run:` and `install:` and name it `{name}` in translators/src/builtin/.");
+    println!("Then `schema-fidelity run -t {name}`, and `schema-fidelity report` to regenerate reports/ before committing.");
     if std::io::stdout().is_terminal() {
         println!("See CONTRACT.md, section 2, for the dispositions.");
     }

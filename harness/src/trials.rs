@@ -244,6 +244,13 @@ pub fn tally(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], en
     t
 }
 
+/// The lint finding for a table whose translator nobody provides (built in, or `run:`), shared by
+/// the `TRANSLATOR::lint` trial and `schema-fidelity lint`.
+#[must_use]
+pub fn no_translator_message(name: &str) -> String {
+    format!("dispositions/{name}.yaml: no translator named `{name}` is known (built-in, or external with `run:`); a new built-in one goes in translators/src/builtin/, an external one needs `run:` and `install:`")
+}
+
 /// Build the trials.
 #[must_use]
 pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
@@ -261,7 +268,7 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
             Trial::test(format!("{name}::lint"), move || {
                 let mut messages = lint_errors.clone();
                 if missing_translator {
-                    messages.push(format!("dispositions/{tname}.yaml: no translator named `{tname}` is known (built-in or external)"));
+                    messages.push(no_translator_message(&tname));
                 }
                 if messages.is_empty() { Ok(()) } else { Err(Failed::from(crate::terminal::sanitize(&messages.join("\n")))) }
             })

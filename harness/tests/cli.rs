@@ -644,3 +644,105 @@ fn run_verbose_lists_the_skipped_cases_with_their_reasons() {
         assert!(quiet.stdout.contains("`run --verbose` lists them") && !quiet.stdout.contains("  identity::"), "{}", quiet.all());
     }
 }
+
+// ---- lint is the lint trial, and more ----------------------------------------------------------
+
+#[test]
+fn lint_rejects_a_table_whose_translator_does_not_exist_as_the_lint_trial_does() {
+    let s = Scratch::new("lint-ghost");
+    let ghost = identity_as(&s, "ghost", "");
+    assert!(!ghost.contains("run:"), "no `run:`: nothing provides `ghost`");
+    let out = s.run(&["lint"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains("dispositions/ghost.yaml: no translator named `ghost` is known"), "{}", out.all());
+    assert!(out.stdout.contains(" case(s), 1 problem(s)"), "{}", out.all());
+    // The trial says the same, in the same words.
+    let trial = schema_fidelity::trials::no_translator_message("ghost");
+    assert!(out.stdout.contains(&trial), "{}", out.all());
+    // Given a way to run it, it is no longer a problem.
+    python_identity(&s, "ghost");
+    let out = s.run(&["lint"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+}
+
+#[test]
+fn lint_lists_every_problem_of_every_file_before_it_stops() {
+    let s = Scratch::new("lint-all");
+    // A table that is not YAML at all, a table with a misspelt row, a table nobody runs, a corpus
+    // file that is not YAML and a case whose claim is wrong: five files, each with its problem.
+    s.write("dispositions/broken.yaml", "translator: [broken\nkeywords: {\n");
+    s.edit("dispositions/anthropic.yaml", "  maxLength: { disposition: preserved }", "  maxLenght: { disposition: preserved }");
+    identity_as(&s, "ghost", "");
+    s.write("corpus/aa-broken.yaml", "cases:\n  - name: x\n    schema: [unclosed\n");
+    s.write("corpus/zz-claim.yaml", "cases:\n  - name: wrong-claim\n    description: d\n    schema: { type: object, required: [a] }\n    instances: [{ data: {}, valid: true }]\n");
+    let out = s.run(&["lint"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    for fragment in [
+        "dispositions/broken.yaml:1: not a valid disposition table",
+        "dispositions/anthropic.yaml:",
+        "`maxLenght` is not a draft 2020-12 keyword (did you mean `maxLength`?)",
+        "dispositions/ghost.yaml: no translator named `ghost` is known",
+        "corpus/aa-broken.yaml:3: not a corpus file",
+        "corpus/zz-claim.yaml:2: case `wrong-claim`",
+    ] {
+        assert!(out.stdout.contains(fragment), "`{fragment}` is listed: {}", out.all());
+    }
+}
+
+/// The README's onboarding, followed from `new` to a green translator: fill the scaffold in (an
+/// external Python adapter that sends every schema unchanged, every row `preserved`), `lint`,
+/// `run`, then `report`, after which `report --check` (what `cargo test` checks) is current.
+#[test]
+fn onboarding_goes_from_new_to_green_and_ends_with_report() {
+    let s = Scratch::new("onboarding");
+    assert_eq!(s.run(&["report"]).code, 0, "the reports of the project before");
+    let out = s.run(&["new", "acme-pass"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("`schema-fidelity report`"), "new says what comes last: {}", out.all());
+    let path = s.0.join("dispositions/acme-pass.yaml");
+    let scaffold = std::fs::read_to_string(&path).expect("scaffold");
+    for key in ["run: [TODO-runtime", "install: \"TODO", "# target:"] {
+        assert!(scaffold.contains(key), "the scaffold has `{key}`: {scaffold}");
+    }
+    let lint = s.run(&["lint"]);
+    assert_eq!(lint.code, 1, "{}", lint.all());
+    for key in ["description", "source", "run", "install"] {
+        assert!(lint.stdout.contains(&format!("`{key}:` still says TODO")), "the lint rejects the `{key}:` placeholder: {}", lint.all());
+    }
+
+    // Fill it in, as the README says.
+    python_identity(&s, "acme-pass-adapter-unused");
+    std::fs::remove_file(s.0.join("dispositions/acme-pass-adapter-unused.yaml")).expect("only the adapter is wanted");
+    s.edit("adapters/ident.py", "acme-pass-adapter-unused", "acme-pass");
+    let filled = scaffold
+        .replace("{ disposition: TODO }", "{ disposition: preserved }")
+        .replace("TODO: the provider form this translator produces.", "The schema, unchanged.")
+        .replace("TODO: where the provider grammar comes from, with the date it was read", "This test, 2026-12-01")
+        .lines()
+        .map(|l| {
+            if l.starts_with("run:") {
+                "run: [python3, adapters/ident.py]".to_owned()
+            } else if l.starts_with("install:") {
+                "install: \"python3 is enough\"".to_owned()
+            } else if l.starts_with("extensions:") {
+                "extensions:\n  \"*\": { disposition: preserved }".to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    std::fs::write(&path, filled).expect("fill in");
+    let lint = s.run(&["lint"]);
+    assert_eq!(lint.code, 0, "{}", lint.all());
+    let run = s.run(&["run", "-t", "acme-pass"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    // Until `report`, the committed reports are stale (what `cargo test` would fail on).
+    assert_eq!(s.run(&["report", "--check"]).code, 1);
+    let report = s.run(&["report"]);
+    assert_eq!(report.code, 0, "{}", report.all());
+    assert!(report.stdout.contains("reports/acme-pass.md"), "{}", report.all());
+    let check = s.run(&["report", "--check"]);
+    assert_eq!(check.code, 0, "{}", check.all());
+}
