@@ -746,3 +746,147 @@ fn onboarding_goes_from_new_to_green_and_ends_with_report() {
     let check = s.run(&["report", "--check"]);
     assert_eq!(check.code, 0, "{}", check.all());
 }
+
+// ---- check explains; unavailable translators everywhere ------------------------------------------
+
+/// An external translator `name` whose adapter removes every `minLength`, with the identity table
+/// renamed and its `minLength` row replaced by `row`.
+fn python_min_length_dropper(s: &Scratch, name: &str, row: &str) -> String {
+    std::fs::create_dir_all(s.0.join("adapters")).expect("dir");
+    std::fs::copy(repo().join("translators/external/python/sf_adapter.py"), s.0.join("adapters/sf_adapter.py")).expect("copy the helper");
+    s.write(
+        "adapters/dropper.py",
+        &format!(
+            "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nfrom sf_adapter import serve\n\
+             def drop(v):\n    if isinstance(v, dict):\n        return {{k: drop(x) for k, x in v.items() if k != \"minLength\"}}\n    if isinstance(v, list):\n        return [drop(x) for x in v]\n    return v\n\
+             serve(\"dropper\", \"1.0.0\", {{\"{name}\": lambda schema: {{\"schema\": drop(schema), \"dialect\": \"json-schema\"}}}})\n"
+        ),
+    );
+    let text = identity_as(s, name, "run: [python3, adapters/dropper.py]\ninstall: \"pip install nothing\"\n");
+    let text = text.replace("  minLength: { disposition: preserved }", row);
+    s.write(&format!("dispositions/{name}.yaml"), &text);
+    text
+}
+
+#[test]
+fn check_shows_the_projection_each_witness_with_its_occurrence_and_row_and_what_to_do() {
+    let s = Scratch::new("check-explains");
+    let table = python_min_length_dropper(&s, "dropper", "  minLength: { disposition: approximated, direction: widening, to: dropped }");
+    let line = line_of(&table, "  minLength:");
+    s.write("tool.json", OBJECT_SCHEMA);
+    let out = s.run(&["check", "tool.json", "-t", "dropper"]);
+    assert_eq!(out.code, 3, "a declared widening: {}", out.all());
+    assert!(out.stdout.contains("dropper  widened"), "{}", out.all());
+    // The projection, as a compact diff against the schema.
+    assert!(out.stdout.contains("projection: the schema with (- removed, + added, ~ changed):\n      - /properties/name/minLength: 1\n"), "{}", out.all());
+    // A witness, pinned on the one occurrence and its row.
+    assert!(out.stdout.contains(r#"witness (widening): {"name":""} -- the schema rejects it, the projection accepts it"#), "{}", out.all());
+    assert!(out.stdout.contains(&format!("because of `minLength` at `/properties/name`: row dropper/minLength: approximated (widening) to dropped (dispositions/dropper.yaml:{line})")), "{}", out.all());
+    // What the user can do.
+    assert!(out.stdout.contains("what you can do: accept the loss the table declares for `minLength`"), "{}", out.all());
+    assert!(out.stdout.contains("keep validating the arguments in the tool"), "{}", out.all());
+    assert!(out.stdout.contains("or drop `minLength` from the schema, or use another translator"), "{}", out.all());
+    let json = s.run(&["check", "tool.json", "-t", "dropper", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let t = &v["translators"][0];
+    assert_eq!(t["projection"]["properties"]["name"], serde_json::json!({"type": "string"}), "{v}");
+    assert_eq!(t["witnesses"][0]["at"][0]["pointer"], "/properties/name", "{v}");
+    assert_eq!(t["witnesses"][0]["at"][0]["table_line"], format!("dispositions/dropper.yaml:{line}"), "{v}");
+    assert!(t["advice"].as_array().is_some_and(|a| !a.is_empty()), "{v}");
+
+    // Refused: the refusal with its pointer.
+    s.write("anyof.json", r#"{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}"#);
+    let out = s.run(&["check", "anyof.json", "-t", "anthropic"]);
+    assert!(out.stdout.contains("refusal: `anyOf` at the root (pointer ``)"), "{}", out.all());
+    assert!(out.stdout.contains("what you can do: drop or rewrite `anyOf` where it stands"), "{}", out.all());
+}
+
+#[test]
+fn check_reproduce_hint_is_a_command_that_exists_and_reproduces() {
+    let s = Scratch::new("check-reproduce");
+    // The table says `minLength` is preserved; the adapter drops it: a violation.
+    python_min_length_dropper(&s, "dropper", "  minLength: { disposition: preserved }");
+    s.write("tool.json", OBJECT_SCHEMA);
+    let out = s.run(&["check", "tool.json", "-t", "dropper"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains("dropper  violation"), "{}", out.all());
+    assert!(out.stdout.contains("because of `minLength` at `/properties/name`: row dropper/minLength: preserved (dispositions/dropper.yaml:"), "{}", out.all());
+    assert!(!out.stdout.contains("cargo test --test contract"), "no trial that does not exist: {}", out.all());
+    // The advice's hint, in backticks, and the generated witnesses' one, with their seed.
+    let mut hints: Vec<&str> = out.stdout.split("reproduce with `").skip(1).filter_map(|rest| rest.split('`').next()).collect();
+    assert_eq!(hints.len(), 1, "the advice says how to reproduce: {}", out.all());
+    let seeded: Vec<&str> = out.stdout.lines().filter_map(|l| l.split_once("reproduce with: ")).map(|(_, rest)| rest.trim_end_matches(')')).collect();
+    assert!(seeded.iter().all(|h| h.starts_with("SCHEMA_FIDELITY_SEED=0x")), "{}", out.all());
+    hints.extend(seeded);
+    for hint in hints {
+        assert!(hint.contains("schema-fidelity check tool.json --translator dropper"), "{hint}");
+        // The hint, run as written (the binary under test for `schema-fidelity`).
+        let command = hint.replacen("schema-fidelity", &format!("'{BIN}'"), 1);
+        let again = Command::new("sh").arg("-c").arg(&command).current_dir(&s.0).env("SCHEMA_FIDELITY_JSTS", s.0.join("none")).output().expect("sh");
+        let stdout = String::from_utf8_lossy(&again.stdout);
+        assert_eq!(again.status.code(), Some(1), "`{hint}` reproduces: {stdout}");
+        assert!(stdout.contains("dropper  violation"), "`{hint}`: {stdout}");
+    }
+}
+
+#[test]
+fn an_uninstalled_translator_is_unavailable_everywhere_never_a_failure() {
+    let s = Scratch::new("unavailable");
+    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\n");
+    s.write("tool.json", OBJECT_SCHEMA);
+
+    let out = s.run(&["check", "tool.json"]);
+    assert_eq!(out.code, 1, "not checked is not all well: {}", out.all());
+    assert!(out.stdout.contains("external   unavailable  not checked: adapter `schema-fidelity-no-such-runtime adapter.js`"), "{}", out.all());
+    assert!(out.stdout.contains("install it with `npm ci`"), "{}", out.all());
+    assert!(out.stdout.contains("unavailable here, not checked: external"), "{}", out.all());
+    assert!(!out.stdout.contains("external   violation") && !out.stdout.contains("breaks its table") && !out.stdout.contains("lossy or silent: external"), "{}", out.all());
+    let json = s.run(&["check", "tool.json", "--format", "json", "-t", "external"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert_eq!(v["translators"][0]["verdict"], "unavailable", "{v}");
+    assert_eq!(v["lossy"], false, "{v}");
+    assert_eq!(s.run(&["check", "tool.json", "-t", "identity", "-t", "anthropic"]).code, 0);
+
+    let out = s.run(&["explain", "external", "const"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("cases:       not run: `external` is unavailable here: adapter"), "{}", out.all());
+    assert!(out.stdout.contains("install it with `npm ci`") && out.stderr.contains("is unavailable here"), "{}", out.all());
+    assert!(!out.stdout.contains("fault"), "{}", out.all());
+
+    // report: a page for a translator never run here says so, and how to install it.
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stderr.contains("unavailable translators: external"), "{}", out.all());
+    let page = std::fs::read_to_string(s.0.join("reports/external.md")).expect("a page");
+    assert!(page.contains("not run: unavailable where these reports were generated") && page.contains("install it with `npm ci`"), "{page}");
+    assert!(!page.contains("failed"), "{page}");
+}
+
+#[test]
+fn report_keeps_the_committed_page_of_a_translator_unavailable_here() {
+    let s = Scratch::new("report-keeps");
+    python_identity(&s, "external");
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let page = std::fs::read_to_string(s.0.join("reports/external.md")).expect("a page");
+    assert!(page.contains(" passed, 0 failed"), "run here: {page}");
+    let entry = |dir: &Path| -> serde_json::Value {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("reports/report.json")).expect("report.json")).expect("JSON");
+        v["translators"].as_array().expect("a list").iter().find(|t| t["name"] == "external").cloned().expect("its entry")
+    };
+    let before = entry(&s.0);
+    assert!(before["trials"]["passed"].as_u64().is_some_and(|n| n > 0), "{before}");
+
+    // Its runtime goes missing (a machine without python, say): the page is not rewritten.
+    s.edit("dispositions/external.yaml", "run: [python3, adapters/ident.py]", "run: [schema-fidelity-no-such-python, adapters/ident.py]");
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stderr.contains("unavailable translators: external") && out.stderr.contains("kept as they are"), "{}", out.all());
+    assert_eq!(std::fs::read_to_string(s.0.join("reports/external.md")).expect("the page"), page, "the committed page is kept");
+    assert_eq!(entry(&s.0), before, "and its report.json entry");
+    // And `run` says unavailable, with the install command, not failed.
+    let out = s.run(&["run", "-t", "external"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains("external   unavailable: ") && out.stdout.contains("install it with `pip install nothing-needed`"), "{}", out.all());
+    assert!(!out.stdout.contains("failure(s)"), "{}", out.all());
+}

@@ -179,6 +179,8 @@ pub struct WitnessAt {
     pub pointer: String,
     /// The row's citation and `file:line`, when a row covers the occurrence.
     pub row: Option<String>,
+    /// What the row says (`preserved`, `approximated (widening) to dropped`, ...).
+    pub disposition: Option<String>,
     pub table_line: Option<String>,
 }
 
@@ -342,7 +344,10 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
     };
     let approximated = |d: Direction| move |r: &Row| matches!(r.disposition, Disposition::Approximated { direction, .. } if direction == d);
     let witnesses = |ws: &[Witness]| -> Vec<CheckWitness> {
+        let mut seen = BTreeSet::new();
         ws.iter()
+            // A generated witness may shrink to a candidate's instance: shown once.
+            .filter(|w| seen.insert((w.direction.name(), w.instance.to_string())))
             .map(|w| {
                 // The rows the oracle attributed the witness to, where it acts; when several rows
                 // only explain it together, every row of that direction present.
@@ -366,6 +371,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
                     keyword: r.id.keyword.clone(),
                     pointer: p.to_owned(),
                     row: Some(cite(r)),
+                    disposition: Some(r.disposition.label()),
                     table_line: Some(format!("{}:{}", r.id.file.display(), r.id.line)),
                 };
                 let mut at: Vec<WitnessAt> = match &w.attribution {
@@ -373,7 +379,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
                         .iter()
                         .map(|c| match present.iter().find(|(p, r)| *p == c.node && r.id.keyword == c.keyword) {
                             Some((p, r)) => at_row(p, r),
-                            None => WitnessAt { keyword: c.keyword.clone(), pointer: c.node.clone(), row: None, table_line: None },
+                            None => WitnessAt { keyword: c.keyword.clone(), pointer: c.node.clone(), row: None, disposition: None, table_line: None },
                         })
                         .collect(),
                     _ => present.iter().filter(|(_, r)| responsible.contains(&cite(r))).map(|(p, r)| at_row(p, r)).collect(),
@@ -608,8 +614,9 @@ pub fn render_text(report: &CheckReport) -> String {
         s.push('\n');
     }
     let width = report.translators.iter().map(|t| t.translator.len()).max().unwrap_or(0);
+    let verdict_width = report.translators.iter().map(|t| t.verdict.name().len()).max().unwrap_or(0).max(10);
     for t in &report.translators {
-        let _ = writeln!(s, "{:<width$}  {:<10}  {}", t.translator, t.verdict.name(), t.summary);
+        let _ = writeln!(s, "{:<width$}  {:<verdict_width$}  {}", t.translator, t.verdict.name(), t.summary);
         if let Some(f) = &t.refusal {
             let at = if f.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", f.pointer) };
             let _ = writeln!(s, "    refusal: `{}` at {at} (pointer `{}`): {}", f.keyword, f.pointer, f.message);
@@ -658,7 +665,8 @@ pub fn render_text(report: &CheckReport) -> String {
                 let place = if a.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", a.pointer) };
                 match (&a.row, &a.table_line) {
                     (Some(row), Some(line)) => {
-                        let _ = writeln!(s, "      because of `{}` at {place}: row {row} ({line})", a.keyword);
+                        let says = a.disposition.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
+                        let _ = writeln!(s, "      because of `{}` at {place}: row {row}{says} ({line})", a.keyword);
                     }
                     _ => {
                         let _ = writeln!(s, "      because of `{}` at {place}: no row explains it", a.keyword);
@@ -672,8 +680,12 @@ pub fn render_text(report: &CheckReport) -> String {
         if let Some(f) = &t.failure {
             // The rule and the pinned witnesses; the case's every row and the source are left
             // out (the schema is the user's file, the projection is shown above).
+            // The witnesses are shown above, with their occurrences; the rest (the rules, the
+            // reproduce hint) is kept.
             for line in f.lines().skip(1).take_while(|l| !l.starts_with("case: ") && !l.starts_with("projection: ")) {
-                let _ = writeln!(s, "    | {line}");
+                if !line.starts_with(' ') || line.trim_start().starts_with("(generated") {
+                    let _ = writeln!(s, "    | {}", line.trim_start());
+                }
             }
         }
         for a in &t.advice {
@@ -700,4 +712,36 @@ pub fn render_text(report: &CheckReport) -> String {
         }
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reproduce_hint_becomes_the_check_command() {
+        let message = "the table is the oracle: widening\n  (generated witnesses are shrunk; reproduce with: SCHEMA_FIDELITY_SEED=0x1f cargo test --test contract -- --exact 'x::check::my tool.json')\nprojection: {}";
+        let out = reproduce_with_check(message, "my tool.json", "acme");
+        assert!(out.contains("reproduce with: SCHEMA_FIDELITY_SEED=0x1f schema-fidelity check 'my tool.json' --translator acme)"), "{out}");
+        assert!(!out.contains("cargo test"), "{out}");
+        assert!(out.starts_with("the table is the oracle: widening\n") && out.ends_with("\nprojection: {}"), "{out}");
+    }
+
+    #[test]
+    fn the_compact_diff_names_each_changed_pointer_or_gives_up() {
+        let a = serde_json::json!({"type": "object", "properties": {"a/b": {"minLength": 1}}, "required": ["a/b"]});
+        let b = serde_json::json!({"type": "OBJECT", "properties": {"a/b": {"description": "x"}}, "required": ["a/b"], "additionalProperties": false});
+        let lines = compact_diff(&a, &b, 12).expect("small");
+        assert_eq!(
+            lines,
+            [
+                "~ /type: \"object\" -> \"OBJECT\"",
+                "- /properties/a~1b/minLength: 1",
+                "+ /properties/a~1b/description: \"x\"",
+                "+ /additionalProperties: false",
+            ]
+        );
+        assert_eq!(compact_diff(&a, &b, 2), None);
+        assert_eq!(compact_diff(&a, &a, 2), Some(Vec::new()));
+    }
 }
