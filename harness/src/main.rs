@@ -12,7 +12,7 @@
 //! ```
 //!
 //! The arguments are parsed by clap (derive); `--help` on any command gives its page, with the
-//! exit statuses ([`EXIT_STATUS`]).
+//! exit statuses ([`EXIT_HELP`]).
 
 // Everything this binary prints may carry text from outside (case names, schema keys, table
 // notes, an adapter's stderr), so the printing macros are shadowed here by ones that pass the text

@@ -890,3 +890,27 @@ fn report_keeps_the_committed_page_of_a_translator_unavailable_here() {
     assert!(out.stdout.contains("external   unavailable: ") && out.stdout.contains("install it with `pip install nothing-needed`"), "{}", out.all());
     assert!(!out.stdout.contains("failure(s)"), "{}", out.all());
 }
+
+/// Help styled only on a terminal, and not with `NO_COLOR`: run under a pseudo-terminal with
+/// util-linux `script`.
+#[test]
+fn help_is_styled_on_a_terminal_only_and_never_with_no_color() {
+    let on_pty = |no_color: bool| -> Option<String> {
+        let mut cmd = Command::new("script");
+        cmd.args(["-qec", &format!("'{BIN}' check --help"), "/dev/null"]).env_remove("CLICOLOR_FORCE").env_remove("NO_COLOR").env("TERM", "xterm");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let out = cmd.output().ok().filter(|o| o.status.success())?;
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let Some(styled) = on_pty(false) else {
+        eprintln!("note: util-linux `script` is not available; only the off-terminal half is checked");
+        assert!(!plain(&repo(), &["check", "--help"]).stdout.contains('\u{1b}'));
+        return;
+    };
+    assert!(styled.contains("Usage:") && styled.contains('\u{1b}'), "styled on a terminal: {styled:?}");
+    let no_color = on_pty(true).expect("script ran once already");
+    assert!(no_color.contains("Usage:") && !no_color.contains('\u{1b}'), "NO_COLOR: {no_color:?}");
+    assert!(!plain(&repo(), &["check", "--help"]).stdout.contains('\u{1b}'), "off a terminal");
+}
