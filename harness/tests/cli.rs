@@ -800,7 +800,7 @@ fn check_shows_the_projection_each_witness_with_its_occurrence_and_row_and_what_
     // Refused: the refusal with its pointer.
     s.write("anyof.json", r#"{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}"#);
     let out = s.run(&["check", "anyof.json", "-t", "anthropic"]);
-    assert!(out.stdout.contains("refusal: `anyOf` at the root (pointer ``)"), "{}", out.all());
+    assert!(out.stdout.contains("refusal: `anyOf` at the root (pointer \"\"): "), "{}", out.all());
     assert!(out.stdout.contains("what you can do: drop or rewrite `anyOf` where it stands"), "{}", out.all());
 }
 

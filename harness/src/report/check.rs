@@ -518,8 +518,13 @@ fn shell_quote(text: &str) -> String {
 /// What the user can do about a verdict.
 fn advice(t: &TranslatorCheck, file: &str) -> Vec<String> {
     let keywords = |rows: &[RowUse]| -> String {
-        let mut names: Vec<String> = rows.iter().map(|r| format!("`{}`", r.citation.split_once('/').map_or(r.citation.as_str(), |(_, k)| k))).collect();
-        names.dedup();
+        let mut names: Vec<String> = Vec::new();
+        for r in rows {
+            let name = format!("`{}`", r.citation.split_once('/').map_or(r.citation.as_str(), |(_, k)| k));
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
         names.join(", ")
     };
     let explain = |rows: &[RowUse]| rows.first().map(|r| format!(" (`schema-fidelity explain {}` says more)", r.citation)).unwrap_or_default();
@@ -619,7 +624,7 @@ pub fn render_text(report: &CheckReport) -> String {
         let _ = writeln!(s, "{:<width$}  {:<verdict_width$}  {}", t.translator, t.verdict.name(), t.summary);
         if let Some(f) = &t.refusal {
             let at = if f.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", f.pointer) };
-            let _ = writeln!(s, "    refusal: `{}` at {at} (pointer `{}`): {}", f.keyword, f.pointer, f.message);
+            let _ = writeln!(s, "    refusal: `{}` at {at} (pointer {}): {}", f.keyword, Value::from(f.pointer.as_str()), f.message);
         }
         for r in &t.rows {
             let at = if r.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", r.pointer) };
