@@ -917,3 +917,23 @@ fn help_is_styled_on_a_terminal_only_and_never_with_no_color() {
     assert!(no_color.contains("Usage:") && !no_color.contains('\u{1b}'), "NO_COLOR: {no_color:?}");
     assert!(!plain(&repo(), &["check", "--help"]).stdout.contains('\u{1b}'), "off a terminal");
 }
+
+/// The README's onboarding steps end with `report` (else the next `cargo test` fails on stale
+/// reports), and its Python `run:` example is the one the onboarded Python translator really uses.
+#[test]
+fn the_readme_onboarding_ends_with_report_and_shows_the_python_run_line() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README");
+    let start = readme.find("## Onboarding a translator").expect("the onboarding section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let steps: Vec<&str> = section.match_indices("\n**").filter(|(i, _)| section[i + 3..].starts_with(|c: char| c.is_ascii_digit())).map(|(i, _)| &section[i + 3..]).collect();
+    let last = steps.last().expect("numbered steps");
+    assert!(last.contains("Regenerate the reports") && last.contains("schema-fidelity -- report"), "the last step: {last}");
+    assert!(section.contains("schema-fidelity new my-translator"), "it starts from `new`");
+    let table = std::fs::read_to_string(repo().join("dispositions/pydantic-ai-google.yaml")).expect("the Python table");
+    for key in ["run:", "install:"] {
+        let line = table.lines().find(|l| l.starts_with(key)).expect("the key");
+        let example = line.replace("pydantic_ai_google.py", "my_translator.py");
+        assert!(section.contains(&example), "the README shows `{example}`");
+    }
+}
