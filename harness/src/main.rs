@@ -1,38 +1,44 @@
 //! `schema-fidelity`: run the fidelity contract and tell people what it found.
 //!
 //! ```text
-//! schema-fidelity run [--translator NAME]...     run every table against the corpus, print a summary
-//! schema-fidelity report [--check]               write (or compare) reports/: matrix, pages, report.json
-//! schema-fidelity report --diff OLD.json [NEW]    what changed between two runs' report.json
-//! schema-fidelity explain TRANSLATOR KEYWORD     one row in plain words, with cases and a witness
-//! schema-fidelity check SCHEMA.json [...]        what each translator does to a user's tool schema
-//! schema-fidelity lint                           check tables and corpus files, with file and line
-//! schema-fidelity new TRANSLATOR                 scaffold a table with a TODO row per keyword
+//! schema-fidelity run [--translator NAME]... [--verbose]   run every table against the corpus, print a summary
+//! schema-fidelity report [--check]                         write (or compare) reports/: matrix, pages, report.json
+//! schema-fidelity report --diff OLD.json [NEW.json]        what changed between two runs' report.json
+//! schema-fidelity explain TRANSLATOR [KEYWORD]             one row in plain words, with cases and a witness
+//! schema-fidelity check SCHEMA.json [...]                  what each translator does to a user's tool schema
+//! schema-fidelity lint                                     check tables and corpus files, with file and line
+//! schema-fidelity new TRANSLATOR                           scaffold a table with a TODO row per keyword
+//! schema-fidelity completions SHELL                        a completion script for bash, zsh, fish, ...
 //! ```
 //!
-//! Exit status: 0 when all is well, 1 for findings (failing trials, lint problems, a lossy or
-//! silent translator in `check`, stale reports), 2 for usage and input errors.
+//! The arguments are parsed by clap (derive); `--help` on any command gives its page, with the
+//! exit statuses ([`EXIT_HELP`]).
 
 // Everything this binary prints may carry text from outside (case names, schema keys, table
 // notes, an adapter's stderr), so the printing macros are shadowed here by ones that pass the text
 // through `terminal::sanitize`: an escape sequence is shown, never sent to the terminal. Output
-// that must stay byte-exact (the JSON of `check --format json`) uses `std::println!` with
-// `terminal::sanitize_json` explicitly.
+// that must stay byte-exact (the JSON of `check --format json`) goes through `emit` with
+// `terminal::sanitize_json` explicitly. Writing to a closed stdout (`| head`) ends the process
+// quietly (`emit`), instead of the panic of `std::println!`.
 macro_rules! println {
-    () => { std::println!() };
-    ($($arg:tt)*) => { std::println!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+    () => { emit("\n") };
+    ($($arg:tt)*) => { emit(&(schema_fidelity::terminal::sanitize(&format!($($arg)*)) + "\n")) };
 }
 macro_rules! print {
-    ($($arg:tt)*) => { std::print!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+    ($($arg:tt)*) => { emit(&schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
 }
 macro_rules! eprintln {
-    ($($arg:tt)*) => { std::eprintln!("{}", schema_fidelity::terminal::sanitize(&format!($($arg)*))) };
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "{}", schema_fidelity::terminal::sanitize(&format!($($arg)*)));
+    }};
 }
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 use schema_fidelity::oracle::Env;
 use schema_fidelity::{budget, json};
 use schema_fidelity::project::Project;
@@ -40,33 +46,177 @@ use schema_fidelity::report::{self, candidates, check, explain, scaffold};
 use schema_fidelity::table;
 use schema_fidelity::trials::{self, Selection};
 
-const USAGE: &str = "\
-usage: schema-fidelity <command> [options]
+/// All is well.
+const EXIT_OK: u8 = 0;
+/// Findings: failing trials, lint problems, stale reports, a violation or a silent keyword in
+/// `check`, a translator that could not be run.
+const EXIT_FINDINGS: u8 = 1;
+/// Usage and input errors (clap's own usage errors exit 2 as well).
+const EXIT_USAGE: u8 = 2;
+/// `check` only: every finding is a loss the tables declare (an approximation, a refusal).
+const EXIT_DECLARED_LOSS: u8 = 3;
+/// Stdout was closed before the output was written (`| head`): what a shell reports for a program
+/// a SIGPIPE ended (128 + 13), without the signal or a panic.
+const EXIT_CLOSED_PIPE: i32 = 141;
 
-commands:
-  run [--translator NAME]...          run the contract (every table against the corpus) and print a summary
-  report [--check]                    write reports/: the matrix (matrix.md, index.html), one page per
-                                      translator and report.json; --check only compares and shows the diff
-  report --diff OLD.json [NEW.json]   what changed between two runs (NEW: reports/report.json): translators
-                                      added or upgraded, dispositions, marks added or fixed, cases that
-                                      started or stopped failing; OLD of another revision:
-                                      git show REV:reports/report.json > /tmp/old.json
-  explain TRANSLATOR [KEYWORD]        what a row means: table line, plain words, the cases that use it and a
-                                      witness for an approximation (also TRANSLATOR/KEYWORD[:REFINEMENT];
-                                      without KEYWORD, every row of the table)
-  check SCHEMA.json [--translator NAME]... [--format text|json]
-                                      what each translator does to your tool schema: refused, exact, widened
-                                      or narrowed (with the rows and a witness), or a keyword with no row
-  lint                                check the tables and the corpus files, with file and line
-  new TRANSLATOR                      scaffold dispositions/TRANSLATOR.yaml with a TODO row for every keyword
-  help                                print this message
+/// Write `text` to stdout; a closed stdout ends the process quietly.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(EXIT_CLOSED_PIPE);
+        }
+        let _ = writeln!(std::io::stderr(), "error: cannot write to stdout: {e}");
+        std::process::exit(i32::from(EXIT_USAGE));
+    }
+}
 
-Exit status: 0 when all is well; 1 for findings (failing trials, lint problems, a lossy or silent
-translator in `check`, reports that are not current); 2 for usage and input errors.
+#[derive(Parser)]
+#[command(
+    name = "schema-fidelity",
+    version,
+    about = "Check what LLM tool-schema translators do to each JSON Schema keyword, against their disposition tables",
+    long_about = "Check what LLM tool-schema translators (OpenAI strict, Gemini, Anthropic, ...) do to each JSON \
+                  Schema keyword, against a disposition table per translator (dispositions/).",
+    after_help = "`schema-fidelity help COMMAND` (or COMMAND --help) shows a command's page; --help shows the exit statuses.\n\
+                  Exit status: 0 all well, 1 findings, 2 usage and input errors, 3 `check` with declared losses only.",
+    after_long_help = EXIT_HELP,
+    arg_required_else_help = true,
+    propagate_version = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-The project is found from the current directory upwards (a folder holding dispositions/ and corpus/).
-The JSON-Schema-Test-Suite is read from ../shared/jsts or $SCHEMA_FIDELITY_JSTS.
-Progress is shown on stderr when it is a terminal.";
+#[derive(Subcommand)]
+enum Command {
+    /// Run the contract (every table against the corpus) and print a summary per translator
+    #[command(
+        long_about = "Run the contract: every table against the corpus (the own cases and the JSON-Schema-Test-Suite), \
+                      and print a summary per translator, with a legend of its columns and a total line, then every failure.\n\n\
+                      An external translator that is not installed here is listed as unavailable, with its install command; \
+                      its contract was not run, so the exit status is 1 (select the others with --translator).",
+        after_long_help = EXIT_HELP
+    )]
+    Run {
+        /// Run only this translator (repeatable)
+        #[arg(short, long = "translator", value_name = "NAME")]
+        translators: Vec<String>,
+        /// Also list the skipped cases, each with its reason
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Write reports/ (matrix.md, index.html, a page per translator, report.json), or compare it
+    #[command(
+        long_about = "Write reports/: the matrix (matrix.md, index.html), one page per translator and report.json. \
+                      The new set is written beside reports/ and swapped in by renames.\n\n\
+                      --check only compares and shows the diff (exit 1 when reports/ is not current).\n\n\
+                      --diff OLD.json [NEW.json] says what changed between two runs (NEW: reports/report.json): \
+                      translators added or upgraded, dispositions, marks added or fixed, cases that started or stopped \
+                      failing. OLD of another revision: git show REV:reports/report.json > /tmp/old.json\n\n\
+                      A translator unavailable here (not installed) is not run: its committed page and report.json \
+                      entry are kept as they are.",
+        after_long_help = EXIT_HELP
+    )]
+    Report {
+        /// Only compare reports/ with what would be written, and show the diff
+        #[arg(long, conflicts_with = "diff")]
+        check: bool,
+        /// What changed between two runs' report.json (NEW defaults to reports/report.json)
+        #[arg(long, num_args = 1..=2, value_names = ["OLD.json", "NEW.json"])]
+        diff: Option<Vec<String>>,
+    },
+    /// What a row means: table line, plain words, the cases that use it and a witness
+    #[command(
+        long_about = "What a row means: its table line, plain words, the cases that use it and a witness for an \
+                      approximation. Also takes the citation form TRANSLATOR/KEYWORD[:REFINEMENT] and a report \
+                      anchor (anyof-at-root); without KEYWORD, every row of the table.",
+        after_long_help = EXIT_HELP
+    )]
+    Explain {
+        /// A translator, or a citation TRANSLATOR/KEYWORD[:REFINEMENT]
+        #[arg(value_name = "TRANSLATOR")]
+        translator: String,
+        /// A keyword (`anyOf`, `$ref:uri`) or a report anchor (`anyof-at-root`)
+        #[arg(value_name = "KEYWORD")]
+        keyword: Option<String>,
+    },
+    /// What each translator does to your tool schema: refused, exact, widened or narrowed, or no row
+    #[command(
+        long_about = "What each translator does to your tool schema: refused (which keyword, where, why), exact, \
+                      widened or narrowed (the rows responsible, and a witness when a candidate instance shows it), \
+                      a keyword with no row (never silent), or a violation of its own table. Each translator gets the \
+                      projection it judged and what you can do about it. An external translator that is not installed \
+                      here is unavailable, with its install command.",
+        after_long_help = EXIT_HELP
+    )]
+    Check {
+        /// The tool schema (JSON, draft 2020-12)
+        #[arg(value_name = "SCHEMA.json")]
+        schema: String,
+        /// Check only this translator (repeatable)
+        #[arg(short, long = "translator", value_name = "NAME")]
+        translators: Vec<String>,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Check the tables and the corpus files, with file and line (what the `lint` trials check, and more)
+    #[command(
+        long_about = "Check the tables and the corpus files, with file and line: everything the `TRANSLATOR::lint` \
+                      trials of `cargo test` reject (a table that does not load, a row left `TODO`, a translator that \
+                      does not exist), and what `run` would trip over later (a grammar that does not compile, a `run:` \
+                      program that is missing, a name the reports use, an own case whose instances lie). Every problem \
+                      of every file is listed before the exit status says 1.",
+        after_long_help = EXIT_HELP
+    )]
+    Lint,
+    /// Scaffold dispositions/TRANSLATOR.yaml: a TODO row for every keyword, and run:/install:/target:
+    #[command(
+        long_about = "Scaffold dispositions/TRANSLATOR.yaml: a `disposition: TODO` row for every keyword, and \
+                      `target:`, `run:` and `install:` placeholders, all of which the lint rejects until they are \
+                      filled in. Never overwrites a table.",
+        after_long_help = EXIT_HELP
+    )]
+    New {
+        /// The translator's name: lower-case letters, digits and `-`
+        #[arg(value_name = "TRANSLATOR")]
+        name: String,
+    },
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell)
+    #[command(
+        long_about = "Print a completion script for SHELL, e.g. `schema-fidelity completions bash > ~/.local/share/bash-completion/completions/schema-fidelity`.",
+        after_long_help = EXIT_HELP
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// The exit statuses and the environment, as every command's long help ends.
+const EXIT_HELP: &str = concat!(
+    "Exit status:\n",
+    "  0    all is well\n",
+    "  1    findings: failing trials, lint problems, reports that are not current, a violation or a\n",
+    "       keyword with no row in `check`, a translator that is unavailable here (not installed)\n",
+    "  2    usage and input errors: a wrong option or argument, an unreadable or invalid file, an\n",
+    "       unknown translator or keyword\n",
+    "  3    `check` only: the only findings are losses the tables declare (a widening or narrowing\n",
+    "       approximation, a refusal); 1 wins when there is anything else\n",
+    "  141  stdout was closed early (`| head`): the output stops quietly\n",
+    "\n",
+    "The project is found from the current directory upwards (a folder holding dispositions/ and corpus/).\n",
+    "The JSON-Schema-Test-Suite is read from ../shared/jsts or $SCHEMA_FIDELITY_JSTS.\n",
+    "Progress is shown on stderr when it is a terminal; help is coloured only on a terminal without NO_COLOR."
+);
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
 
 /// The translators whose runtime or package is missing here, as one sentence, if any.
 fn unavailable_translators(loaded: &trials::Loaded, resolver: &trials::Resolver) -> Option<String> {
@@ -79,33 +229,45 @@ fn unavailable_translators(loaded: &trials::Loaded, resolver: &trials::Resolver)
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let rest = args.get(1..).unwrap_or_default();
-    let result = match args.first().map(String::as_str) {
-        Some("run") => run(rest),
-        Some("report") => report_command(rest),
-        Some("explain") => explain_command(rest),
-        Some("check") => check_command(rest),
-        Some("lint") => lint(rest),
-        Some("new") => new_command(rest),
-        Some("help" | "--help" | "-h") | None => {
-            println!("{USAGE}");
-            Ok(true)
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version exit 0, usage errors 2; a closed stdout is not worth a message.
+            let code = e.exit_code();
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(code).unwrap_or(EXIT_USAGE));
         }
-        Some(other) => {
-            let commands = ["run", "report", "explain", "check", "lint", "new", "help"];
-            let hint = table::nearest(other, commands.into_iter()).map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
-            Err(format!("unknown command `{other}`{hint}\n\n{USAGE}"))
+    };
+    let result = match cli.command {
+        Command::Run { translators, verbose } => run(&translators, verbose),
+        Command::Report { check, diff } => match diff.as_deref() {
+            Some([old]) => report_diff(old, None),
+            Some([old, new]) => report_diff(old, Some(new)),
+            _ => report_command(check),
+        },
+        Command::Explain { translator, keyword } => explain_command(translator, keyword),
+        Command::Check { schema, translators, format } => check_command(&schema, &translators, format == Format::Json),
+        Command::Lint => lint(),
+        Command::New { name } => new_command(&name),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "schema-fidelity", &mut script);
+            emit(&String::from_utf8_lossy(&script));
+            Ok(EXIT_OK)
         }
     };
     match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
+        Ok(code) => ExitCode::from(code),
         Err(message) => {
             eprintln!("error: {message}");
-            ExitCode::from(2)
+            ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// [`EXIT_OK`] when `ok`, else [`EXIT_FINDINGS`].
+fn status(ok: bool) -> u8 {
+    if ok { EXIT_OK } else { EXIT_FINDINGS }
 }
 
 fn project() -> Result<Project, String> {
@@ -123,33 +285,26 @@ fn unknown_translator(name: &str, known: &[&str]) -> String {
     message
 }
 
-/// Collect `--translator NAME` options; anything else is returned in order.
-fn translator_options(args: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
-    let mut wanted = Vec::new();
-    let mut rest = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--translator" | "-t" => wanted.push(it.next().ok_or("--translator needs a name")?.clone()),
-            _ => rest.push(arg.clone()),
-        }
+/// An error when a `--translator` name names no table.
+fn check_wanted(wanted: &[String], names: &[&str]) -> Result<(), String> {
+    match wanted.iter().find(|name| !names.contains(&name.as_str())) {
+        Some(name) => Err(unknown_translator(name, names)),
+        None => Ok(()),
     }
-    Ok((wanted, rest))
 }
 
-fn run(args: &[String]) -> Result<bool, String> {
-    let (wanted, rest) = translator_options(args)?;
-    if let Some(other) = rest.first() {
-        return Err(format!("run: unexpected argument `{other}`"));
-    }
+const RUN_LEGEND: &str = "\
+columns: compared  cases whose instances were compared: the projection agreed with the table
+         refused   cases the translator refused where its table says it refuses (a pass: nothing to compare)
+         failed    cases where the translator breaks its table (each is listed below)
+         known     cases that reproduce a known violation the table marks, with its issue (not a failure)
+         skipped   cases not run here (e.g. a suite case the validator gets wrong); --verbose lists them";
+
+fn run(wanted: &[String], verbose: bool) -> Result<u8, String> {
     let loaded = Arc::new(trials::load(project()?, &Selection::All));
     let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
-    for name in &wanted {
-        if !names.contains(&name.as_str()) {
-            return Err(unknown_translator(name, &names));
-        }
-    }
+    check_wanted(wanted, &names)?;
     let mut ok = true;
     for e in &loaded.corpus_errors {
         println!("corpus error: {e}");
@@ -159,10 +314,14 @@ fn run(args: &[String]) -> Result<bool, String> {
         println!("note: JSON-Schema-Test-Suite trials skipped: {reason}");
     }
     let selected: Vec<_> = loaded.tables.iter().filter(|(name, _, _)| wanted.is_empty() || wanted.contains(name)).collect();
+    // Columns as wide as the longest name: a long translator name must not push its row askew.
+    let width = selected.iter().map(|(name, _, _)| name.chars().count()).max().unwrap_or(0).max("translator".len());
     let progress = report::progress::Progress::on_terminal("running the contract: tables done", selected.len());
     let mut lines = Vec::new();
     let mut failures = Vec::new();
-    let mut not_started: Vec<&str> = Vec::new();
+    let mut unavailable: Vec<(&str, String)> = Vec::new();
+    let mut skipped_cases = Vec::new();
+    let mut total = [0usize; 5];
     for (name, table, errors) in selected {
         for e in errors {
             failures.push(format!("{name}::lint\n{e}"));
@@ -173,32 +332,58 @@ fn run(args: &[String]) -> Result<bool, String> {
             continue;
         };
         if let Some(reason) = translator.unavailable() {
-            lines.push(format!("{name:<20} skipped: {reason}"));
-            not_started.push(name.as_str());
+            lines.push(format!("{name:<width$} unavailable: {reason}"));
+            unavailable.push((name.as_str(), reason));
             progress.tick();
             continue;
         }
         let t = trials::tally(&loaded.records.of_translator(table, translator.as_ref(), &loaded.cases, &loaded.env, &|| {}));
         progress.tick();
+        let counts = [t.passed - t.refused, t.refused, t.failed.len(), t.expected.len(), t.skipped];
+        for (sum, n) in total.iter_mut().zip(counts) {
+            *sum += n;
+        }
         lines.push(format!(
-            "{:<20} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",
-            name,
-            t.passed - t.refused,
-            t.refused,
-            t.failed.len(),
-            t.expected.len(),
-            t.skipped,
+            "{name:<width$} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",
+            counts[0],
+            counts[1],
+            counts[2],
+            counts[3],
+            counts[4],
             table.file.display()
         ));
         for (case, message) in t.failed {
             failures.push(format!("{name}::{case}\n{message}"));
         }
+        skipped_cases.extend(t.skipped_cases.into_iter().map(|(case, reason)| format!("{name}::{case}: {reason}")));
     }
     progress.finish();
-    // A correct refusal passes without any instance being compared, so it is counted apart.
-    println!("{:<20} {:>8} {:>8} {:>8} {:>8} {:>8}  table", "translator", "compared", "refused", "failed", "known", "skipped");
+    println!("{RUN_LEGEND}\n");
+    println!("{:<width$} {:>8} {:>8} {:>8} {:>8} {:>8}  table", "translator", "compared", "refused", "failed", "known", "skipped");
     for line in lines {
         println!("{line}");
+    }
+    println!(
+        "{:<width$} {:>8} {:>8} {:>8} {:>8} {:>8}  ({} cases per translator)",
+        "total",
+        total[0],
+        total[1],
+        total[2],
+        total[3],
+        total[4],
+        loaded.cases.len()
+    );
+    if verbose {
+        if skipped_cases.is_empty() {
+            println!("\nno case was skipped");
+        } else {
+            println!("\n{} skipped case(s):", skipped_cases.len());
+            for s in &skipped_cases {
+                println!("  {s}");
+            }
+        }
+    } else if total[4] > 0 {
+        println!("\n{} case(s) skipped: `run --verbose` lists them with their reasons", total[4]);
     }
     if !failures.is_empty() {
         ok = false;
@@ -207,27 +392,22 @@ fn run(args: &[String]) -> Result<bool, String> {
             println!("\n--- {f}");
         }
     }
-    // The contract was not run for these: not a success, even if all else passed. (`cargo test`
-    // reports their trials as skipped instead; `--translator` selects the ones that can run.)
-    if !not_started.is_empty() {
+    // The contract was not run for these: not a success, even if all else passed, and not a
+    // failure of theirs either. (`cargo test` reports their trials as skipped instead;
+    // `--translator` selects the ones that can run.)
+    if !unavailable.is_empty() {
         ok = false;
-        println!("\n{} translator(s) could not be started, so their contract was not run: {}", not_started.len(), not_started.join(", "));
+        let names: Vec<&str> = unavailable.iter().map(|(n, _)| *n).collect();
+        println!("\n{} translator(s) unavailable here, so their contract was not run: {}", unavailable.len(), names.join(", "));
     }
-    Ok(ok)
+    Ok(status(ok))
 }
 
-fn report_command(args: &[String]) -> Result<bool, String> {
-    let check_only = match args {
-        [] => false,
-        [flag] if flag == "--check" => true,
-        [flag, old] if flag == "--diff" => return report_diff(old, None),
-        [flag, old, new] if flag == "--diff" => return report_diff(old, Some(new)),
-        [other, ..] => return Err(format!("report: unexpected argument `{other}` (report [--check] | report --diff OLD.json [NEW.json])")),
-    };
+fn report_command(check_only: bool) -> Result<u8, String> {
     let loaded = trials::load(project()?, &Selection::All);
     let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
     if let Some(reason) = unavailable_translators(&loaded, &resolver) {
-        eprintln!("note: {reason}: their pages will say so; install them (see .ci/run) before committing reports");
+        eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; install them (see .ci/run) to regenerate those");
     }
     let generated = report::generate(&loaded, &resolver, true)?;
     let project = &loaded.project;
@@ -248,7 +428,7 @@ fn report_command(args: &[String]) -> Result<bool, String> {
         } else {
             println!("{}/ is not current: run `schema-fidelity report` and commit the result", report::REPORTS_DIR);
         }
-        return Ok(diffs.is_empty());
+        return Ok(status(diffs.is_empty()));
     }
     let changed = report::write(project, &generated)?;
     if changed.is_empty() {
@@ -259,11 +439,11 @@ fn report_command(args: &[String]) -> Result<bool, String> {
             println!("  {c}");
         }
     }
-    Ok(true)
+    Ok(EXIT_OK)
 }
 
 /// `report --diff OLD [NEW]`: compare two runs' report.json, without running anything.
-fn report_diff(old: &str, new: Option<&String>) -> Result<bool, String> {
+fn report_diff(old: &str, new: Option<&String>) -> Result<u8, String> {
     let read = |path: &std::path::Path| -> Result<serde_json::Value, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: not a report.json: {e}", path.display()))
@@ -275,11 +455,11 @@ fn report_diff(old: &str, new: Option<&String>) -> Result<bool, String> {
     let (o, n) = (read(std::path::Path::new(old))?, read(&new_path)?);
     let changes = report::compare::compare(&o, &n);
     print!("{}", report::compare::render(old, &new_path.display().to_string(), &changes));
-    Ok(true)
+    Ok(EXIT_OK)
 }
 
-fn explain_command(args: &[String]) -> Result<bool, String> {
-    let query = explain::parse_query(args)?;
+fn explain_command(translator: String, keyword: Option<String>) -> Result<u8, String> {
+    let query = explain::parse_query(&[Some(translator), keyword].into_iter().flatten().collect::<Vec<_>>())?;
     let loaded = trials::load(project()?, &Selection::All);
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
     let Some((_, table, errors)) = loaded.tables.iter().find(|(n, _, _)| *n == query.translator) else {
@@ -291,33 +471,19 @@ fn explain_command(args: &[String]) -> Result<bool, String> {
     };
     let Some(key) = &query.key else {
         print!("{}", explain::overview(table));
-        return Ok(true);
+        return Ok(EXIT_OK);
     };
     let rows = explain::find_rows(table, key, query.refinement.as_deref())?;
     let translator = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env())(&query.translator);
+    if let Some(reason) = translator.as_deref().and_then(|t| t.unavailable()) {
+        eprintln!("note: `{}` is unavailable here, so its cases are not run: {reason}", query.translator);
+    }
     let text = explain::explain(table, &rows, translator.as_deref(), &loaded.cases, &loaded.env, true);
     print!("{text}");
-    Ok(true)
+    Ok(EXIT_OK)
 }
 
-fn check_command(args: &[String]) -> Result<bool, String> {
-    let (wanted, rest) = translator_options(args)?;
-    let mut file = None;
-    let mut json = false;
-    let mut it = rest.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--format" => match it.next().map(String::as_str) {
-                Some("json") => json = true,
-                Some("text") => json = false,
-                other => return Err(format!("--format takes `text` or `json`, not `{}`", other.unwrap_or(""))),
-            },
-            flag if flag.starts_with('-') && flag.len() > 1 => return Err(format!("check: unknown option `{flag}`")),
-            path if file.is_none() => file = Some(path.to_owned()),
-            extra => return Err(format!("check: unexpected argument `{extra}` (one schema file at a time)")),
-        }
-    }
-    let file = file.ok_or("check needs a schema file: schema-fidelity check SCHEMA.json")?;
+fn check_command(file: &str, wanted: &[String], json: bool) -> Result<u8, String> {
     let budgets = budget::Budgets::from_env()?;
     let text = budget::read_text(std::path::Path::new(&file), &budgets).map_err(|e| format!("{file}: {e}"))?;
     let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
@@ -325,11 +491,7 @@ fn check_command(args: &[String]) -> Result<bool, String> {
     let project = project()?;
     let tables = check::load_tables(&project);
     let names: Vec<&str> = tables.iter().map(|(n, _, _)| n.as_str()).collect();
-    for name in &wanted {
-        if !names.contains(&name.as_str()) {
-            return Err(unknown_translator(name, &names));
-        }
-    }
+    check_wanted(wanted, &names)?;
     let resolver = trials::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &schema_fidelity::external::Config::from_env());
     let mut selected = Vec::new();
     for (name, table, errors) in &tables {
@@ -348,26 +510,35 @@ fn check_command(args: &[String]) -> Result<bool, String> {
         }
     }
     let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
-    let report = check::check(&file, &schema, &targets, &candidates::candidate_instances, &Env::default(), &budgets)?;
+    let report = check::check(file, &schema, &targets, &candidates::candidate_instances, &Env::default(), &budgets)?;
     if json {
         let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
-        std::println!("{}", schema_fidelity::terminal::sanitize_json(&out));
+        emit(&(schema_fidelity::terminal::sanitize_json(&out) + "\n"));
     } else {
         print!("{}", check::render_text(&report));
     }
-    Ok(!report.lossy)
+    Ok(match report.outcome() {
+        check::CheckOutcome::Clean => EXIT_OK,
+        check::CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
+        check::CheckOutcome::Findings => EXIT_FINDINGS,
+    })
 }
 
-fn lint(args: &[String]) -> Result<bool, String> {
-    if let Some(extra) = args.first() {
-        return Err(format!("lint: unexpected argument `{extra}`"));
-    }
+fn lint() -> Result<u8, String> {
     let loaded = trials::load(project()?, &Selection::All);
     let budgets = budget::Budgets::from_env()?;
+    // What the `TRANSLATOR::lint` trials of `cargo test` reject, first: the table's own findings
+    // and a translator no one provides. Every file is read; a file that does not parse is one
+    // problem (its line), and the other files are still checked.
+    let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
     let mut problems = 0;
     for (name, table, errors) in &loaded.tables {
         for e in errors {
             println!("{e}");
+            problems += 1;
+        }
+        if resolver(name).is_none() {
+            println!("{}", trials::no_translator_message(name));
             problems += 1;
         }
         // What `run` would trip over: a grammar that does not compile, a `run:` program that
@@ -400,13 +571,10 @@ fn lint(args: &[String]) -> Result<bool, String> {
         }
     }
     println!("{} table(s), {} case(s), {problems} problem(s)", loaded.tables.len(), loaded.cases.len());
-    Ok(problems == 0)
+    Ok(status(problems == 0))
 }
 
-fn new_command(args: &[String]) -> Result<bool, String> {
-    let [name] = args else {
-        return Err("new needs one TRANSLATOR name: schema-fidelity new openai-strict".to_owned());
-    };
+fn new_command(name: &str) -> Result<u8, String> {
     scaffold::check_name(name)?;
     let project = project()?;
     let path = project.dispositions_dir().join(format!("{name}.yaml"));
@@ -415,11 +583,13 @@ fn new_command(args: &[String]) -> Result<bool, String> {
         return Err(format!("{shown} already exists; `new` never overwrites a table (edit it, or remove it first)"));
     }
     std::fs::write(&path, scaffold::scaffold(name)).map_err(|e| format!("{shown}: cannot write: {e}"))?;
-    println!("wrote {shown}: every row says `disposition: TODO`.");
-    println!("Fill each in with what the translator really does; `schema-fidelity lint` lists the rows left.");
-    println!("Then give the translator the name `{name}` (translators/src/builtin/) and run `schema-fidelity run -t {name}`.");
+    println!("wrote {shown}: every row says `disposition: TODO`, and so do `description:`, `source:`, `run:` and `install:`.");
+    println!("Fill each in with what the translator really does; `schema-fidelity lint` lists what is left.");
+    println!("An external translator: write its adapter and point `run:` at it (README, \"Onboarding a translator\").");
+    println!("A built-in one: delete `run:` and `install:` and name it `{name}` in translators/src/builtin/.");
+    println!("Then `schema-fidelity run -t {name}`, and `schema-fidelity report` to regenerate reports/ before committing.");
     if std::io::stdout().is_terminal() {
         println!("See CONTRACT.md, section 2, for the dispositions.");
     }
-    Ok(true)
+    Ok(EXIT_OK)
 }

@@ -463,6 +463,14 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     if file.translator != stem {
         errors.push(err(Some(1), format!("`translator: {}` does not match the file name `{stem}.yaml`", file.translator)));
     }
+    // The placeholders `schema-fidelity new` scaffolds say TODO until someone fills them in.
+    let run = file.run.as_ref().map(|r| r.join(" "));
+    let placeholders = [("description", file.description.as_deref()), ("source", Some(file.source.as_str())), ("run", run.as_deref()), ("install", file.install.as_deref())];
+    for (key, value) in placeholders {
+        if value.is_some_and(|v| v.contains("TODO")) {
+            errors.push(err(top_level_line(text, key), format!("`{key}:` still says TODO: fill it in (see the comment above it)")));
+        }
+    }
 
     let mut keywords = BTreeMap::new();
     for (name, row) in &file.keywords {

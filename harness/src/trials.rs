@@ -222,6 +222,8 @@ pub struct Tally {
     pub failed: Vec<(String, String)>,
     pub expected: Vec<(String, String)>,
     pub skipped: usize,
+    /// The skipped cases, each with the reason.
+    pub skipped_cases: Vec<(String, String)>,
     /// Known-violation rows (by id) reproduced on some case.
     pub reproduced: BTreeMap<String, usize>,
 }
@@ -236,7 +238,10 @@ pub fn tally(records: &[Arc<Record>]) -> Tally {
                 t.passed += 1;
                 t.refused += usize::from(summary.refused);
             }
-            Verdict::Skip(_) => t.skipped += 1,
+            Verdict::Skip(reason) => {
+                t.skipped += 1;
+                t.skipped_cases.push((record.case.id.clone(), reason.clone()));
+            }
             Verdict::Fail(f) => t.failed.push((record.case.id.clone(), f.message.clone())),
             Verdict::ExpectedFailure { message, known, .. } => {
                 for id in known {
@@ -290,6 +295,13 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
     .with_kind("reports")
 }
 
+/// The lint finding for a table whose translator nobody provides (built in, or `run:`), shared by
+/// the `TRANSLATOR::lint` trial and `schema-fidelity lint`.
+#[must_use]
+pub fn no_translator_message(name: &str) -> String {
+    format!("dispositions/{name}.yaml: no translator named `{name}` is known (built-in, or external with `run:`); a new built-in one goes in translators/src/builtin/, an external one needs `run:` and `install:`")
+}
+
 /// Build the trials.
 #[must_use]
 pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
@@ -307,7 +319,7 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
             Trial::test(format!("{name}::lint"), move || {
                 let mut messages = lint_errors.clone();
                 if missing_translator {
-                    messages.push(format!("dispositions/{tname}.yaml: no translator named `{tname}` is known (built-in or external)"));
+                    messages.push(no_translator_message(&tname));
                 }
                 if messages.is_empty() { Ok(()) } else { Err(Failed::from(crate::terminal::sanitize(&messages.join("\n")))) }
             })

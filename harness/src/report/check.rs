@@ -4,7 +4,10 @@
 //! (every row present is preserved and no candidate instance tells source and projection apart),
 //! **widened** / **narrowed** (an approximated row is present: the rows responsible, and a
 //! witness when a candidate shows one), **no row** (a keyword the table does not cover: never
-//! silent), **known violation** or **violation** (the translator breaks its own table).
+//! silent), **known violation** or **violation** (the translator breaks its own table), or
+//! **unavailable** (an external translator not installed here: not checked, with its install
+//! command). Each comes with the projection judged (a compact diff against the schema), the one
+//! occurrence and row each witness is pinned on, and what the user can do about it.
 //!
 //! The work is the oracle's: the schema becomes a one-off case whose instances come from an
 //! instance source ([`super::candidates::candidate_instances`] by default) and are labelled valid
@@ -42,10 +45,13 @@ pub struct CheckReport {
     pub instances: usize,
     pub valid_instances: usize,
     pub translators: Vec<TranslatorCheck>,
-    /// Whether any translator is lossy or silent (the exit status).
+    /// Whether any translator is lossy or silent.
     pub lossy: bool,
     /// What the comparison could not cover (a bound beyond what the generators build).
     pub notes: Vec<String>,
+    /// The schema checked (the projections are shown against it).
+    #[serde(skip)]
+    pub source: Value,
 }
 
 /// The verdict for one translator.
@@ -60,13 +66,46 @@ pub enum CheckVerdict {
     NoRow,
     KnownViolation,
     Violation,
+    /// Not checked: an external translator whose runtime or package is missing here.
+    Unavailable,
+}
+
+/// What a check found overall: the exit status of `schema-fidelity check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckOutcome {
+    /// Every translator projects the schema exactly.
+    Clean,
+    /// The only findings are losses the tables declare: approximations and refusals.
+    DeclaredLosses,
+    /// A violation, a keyword with no row, a known violation, or a translator not checked.
+    Findings,
+}
+
+impl CheckReport {
+    /// The overall outcome.
+    #[must_use]
+    pub fn outcome(&self) -> CheckOutcome {
+        if self.translators.iter().any(|t| !t.verdict.declared() && t.verdict != CheckVerdict::Exact) {
+            CheckOutcome::Findings
+        } else if self.translators.iter().any(|t| t.verdict.declared()) {
+            CheckOutcome::DeclaredLosses
+        } else {
+            CheckOutcome::Clean
+        }
+    }
 }
 
 impl CheckVerdict {
     /// Lossy or silent: the exit status is non-zero. A refusal is neither: it is explicit.
     #[must_use]
     pub fn lossy(self) -> bool {
-        !matches!(self, Self::Exact | Self::Refused)
+        !matches!(self, Self::Exact | Self::Refused | Self::Unavailable)
+    }
+
+    /// A loss the table declares: an approximation, or a refusal where a row says so.
+    #[must_use]
+    pub fn declared(self) -> bool {
+        matches!(self, Self::Refused | Self::Widened | Self::Narrowed | Self::WidenedAndNarrowed)
     }
 
     #[must_use]
@@ -80,6 +119,7 @@ impl CheckVerdict {
             Self::NoRow => "no row",
             Self::KnownViolation => "known violation",
             Self::Violation => "violation",
+            Self::Unavailable => "unavailable",
         }
     }
 }
@@ -98,6 +138,10 @@ pub struct TranslatorCheck {
     pub missing: Vec<MissingOut>,
     /// The oracle's message, for a violation.
     pub failure: Option<String>,
+    /// The projection judged (absent for a refusal or an unavailable translator).
+    pub projection: Option<Value>,
+    /// What the user can do about the verdict, one suggestion each.
+    pub advice: Vec<String>,
 }
 
 /// A row used at one place in the schema.
@@ -123,6 +167,21 @@ pub struct CheckWitness {
     pub projection_accepts: bool,
     /// Citations of the rows whose direction this is.
     pub rows: Vec<String>,
+    /// The keyword occurrences the witness is pinned on, each with its row (when it has one).
+    pub at: Vec<WitnessAt>,
+}
+
+/// One keyword occurrence a witness is pinned on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WitnessAt {
+    pub keyword: String,
+    /// JSON pointer, into the schema, of the node holding the keyword.
+    pub pointer: String,
+    /// The row's citation and `file:line`, when a row covers the occurrence.
+    pub row: Option<String>,
+    /// What the row says (`preserved`, `approximated (widening) to dropped`, ...).
+    pub disposition: Option<String>,
+    pub table_line: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -201,6 +260,7 @@ pub fn check(
         valid_instances,
         lossy: translators.iter().any(|t| t.verdict.lossy()),
         translators,
+        source: schema.clone(),
     })
 }
 
@@ -285,7 +345,10 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
     };
     let approximated = |d: Direction| move |r: &Row| matches!(r.disposition, Disposition::Approximated { direction, .. } if direction == d);
     let witnesses = |ws: &[Witness]| -> Vec<CheckWitness> {
+        let mut seen = BTreeSet::new();
         ws.iter()
+            // A generated witness may shrink to a candidate's instance: shown once.
+            .filter(|w| seen.insert((w.direction.name(), w.instance.to_string())))
             .map(|w| {
                 // The rows the oracle attributed the witness to, where it acts; when several rows
                 // only explain it together, every row of that direction present.
@@ -303,6 +366,26 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
                         .map(|(_, r)| cite(r))
                         .collect(),
                 };
+                // The occurrences: where the oracle pinned an unexplained deviation, else where
+                // the rows it was attributed to stand in the schema.
+                let at_row = |p: &str, r: &Row| WitnessAt {
+                    keyword: r.id.keyword.clone(),
+                    pointer: p.to_owned(),
+                    row: Some(cite(r)),
+                    disposition: Some(r.disposition.label()),
+                    table_line: Some(format!("{}:{}", r.id.file.display(), r.id.line)),
+                };
+                let mut at: Vec<WitnessAt> = match &w.attribution {
+                    Attribution::Unexplained(culprits) => culprits
+                        .iter()
+                        .map(|c| match present.iter().find(|(p, r)| *p == c.node && r.id.keyword == c.keyword) {
+                            Some((p, r)) => at_row(p, r),
+                            None => WitnessAt { keyword: c.keyword.clone(), pointer: c.node.clone(), row: None, disposition: None, table_line: None },
+                        })
+                        .collect(),
+                    _ => present.iter().filter(|(_, r)| responsible.contains(&cite(r))).map(|(p, r)| at_row(p, r)).collect(),
+                };
+                at.dedup();
                 CheckWitness {
                     direction: w.direction.name().to_owned(),
                     instance: w.instance.clone(),
@@ -310,6 +393,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
                     schema_accepts: w.source_accepts,
                     projection_accepts: w.projection_accepts,
                     rows: responsible.into_iter().collect(),
+                    at,
                 }
             })
             .collect()
@@ -323,11 +407,24 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
         refusal: None,
         missing: Vec::new(),
         failure: None,
+        projection: None,
+        advice: Vec::new(),
     };
-    match oracle::check(table, target.translator, case, env) {
+    if let Some(reason) = target.translator.unavailable() {
+        out.verdict = CheckVerdict::Unavailable;
+        out.summary = format!("not checked: {reason}");
+        out.advice.push("install it (the command above), then check again; until then nothing is known about this schema there".to_owned());
+        return out;
+    }
+    // One run of the oracle: its verdict, and the answer it judged (no second translation).
+    let judged = oracle::judge(table, target.translator, case, env);
+    if let Some(Outcome::Projected(p)) = &judged.outcome {
+        out.projection = Some(p.schema.clone());
+    }
+    match judged.verdict {
         Verdict::Pass(summary) if summary.refused => {
             out.verdict = CheckVerdict::Refused;
-            if let Outcome::Refused(r) = target.translator.translate(&case.schema) {
+            if let Some(Outcome::Refused(r)) = &judged.outcome {
                 let cited = present.iter().find(|(p, row)| row.disposition == Disposition::Refused && row.id.keyword == r.keyword && *p == r.pointer);
                 out.rows = cited.iter().map(|(p, row)| row_use(&name, row, p)).collect();
                 let at = if r.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", r.pointer) };
@@ -382,11 +479,15 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
                     table.file.display(),
                     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
                 );
+            } else if failure.kind == FailureKind::OverBudget {
+                // Not a verdict on the translator: the search ran out of time before it had one.
+                out.verdict = CheckVerdict::Violation;
+                out.summary = format!("could not be checked: {}", failure.message.lines().next().unwrap_or_default());
             } else {
                 out.verdict = CheckVerdict::Violation;
                 out.summary = format!("the translator breaks its table: {}", failure.message.lines().next().unwrap_or_default());
                 out.witnesses = witnesses(&failure.witnesses);
-                out.failure = Some(failure.message);
+                out.failure = Some(reproduce_with_check(&failure.message, &case.file.display().to_string(), &name));
             }
         }
         Verdict::Skip(reason) => {
@@ -394,7 +495,119 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
             out.summary = format!("could not be checked: {reason}");
         }
     }
+    out.advice = advice(&out, &case.file.display().to_string());
     out
+}
+
+/// The oracle's reproduce hint names a `cargo test` trial; `check`'s case is no trial, so the
+/// hint becomes the `check` command itself, with the same seed.
+fn reproduce_with_check(message: &str, file: &str, translator: &str) -> String {
+    const TRIAL: &str = " cargo test --test contract -- --exact ";
+    message
+        .lines()
+        .map(|line| match line.find(TRIAL) {
+            Some(i) if line.contains("reproduce with:") => format!("{} schema-fidelity check {} --translator {translator})", &line[..i], shell_quote(file)),
+            _ => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `text` as one shell word.
+fn shell_quote(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c)) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// What the user can do about a verdict.
+fn advice(t: &TranslatorCheck, file: &str) -> Vec<String> {
+    let keywords = |rows: &[RowUse]| -> String {
+        let mut names: Vec<String> = Vec::new();
+        for r in rows {
+            let name = format!("`{}`", r.citation.split_once('/').map_or(r.citation.as_str(), |(_, k)| k));
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names.join(", ")
+    };
+    let explain = |rows: &[RowUse]| rows.first().map(|r| format!(" (`schema-fidelity explain {}` says more)", r.citation)).unwrap_or_default();
+    match t.verdict {
+        CheckVerdict::Exact => Vec::new(),
+        CheckVerdict::Refused => {
+            let what = t.refusal.as_ref().map(|r| format!("`{}`", r.keyword)).unwrap_or_else(|| "the refused keyword".to_owned());
+            vec![
+                format!("drop or rewrite {what} where it stands, so the schema says the same without it{}", explain(&t.rows)),
+                "or use another translator for this tool (one whose verdict above is exact)".to_owned(),
+            ]
+        }
+        CheckVerdict::Widened | CheckVerdict::Narrowed | CheckVerdict::WidenedAndNarrowed => {
+            let mut out = vec![format!("accept the loss the table declares for {}{}", keywords(&t.rows), explain(&t.rows))];
+            if t.verdict != CheckVerdict::Narrowed {
+                out.push("the provider may send arguments the schema rejects: keep validating the arguments in the tool".to_owned());
+            }
+            if t.verdict != CheckVerdict::Widened {
+                out.push("the model may be kept from arguments the schema accepts: check that the tool still gets what it needs".to_owned());
+            }
+            out.push(format!("or drop {} from the schema, or use another translator (one whose verdict above is exact)", keywords(&t.rows)));
+            out
+        }
+        CheckVerdict::NoRow => vec![
+            "add a row for each keyword to the table (CONTRACT.md, section 2), then run `schema-fidelity lint`".to_owned(),
+            "or drop the keyword from the schema if the tool does not need it".to_owned(),
+        ],
+        CheckVerdict::KnownViolation => vec![
+            "the table tracks this breakage with an issue: avoid the keywords marked above, or use another translator".to_owned(),
+        ],
+        CheckVerdict::Violation => vec![
+            format!("the translator breaks its own table: reproduce with `schema-fidelity check {} --translator {}` and report it (with this output) upstream, or correct the table", shell_quote(file), t.translator),
+            "until then, use another translator for this tool".to_owned(),
+        ],
+        CheckVerdict::Unavailable => t.advice.clone(),
+    }
+}
+
+/// A compact diff from `source` to `projection`: one line per JSON pointer that was removed,
+/// added or changed, at most `limit` of them (`None` when there are more).
+fn compact_diff(source: &Value, projection: &Value, limit: usize) -> Option<Vec<String>> {
+    fn walk(a: &Value, b: &Value, at: &str, out: &mut Vec<String>, limit: usize) -> bool {
+        if out.len() > limit {
+            return false;
+        }
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (k, v) in x {
+                    let p = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+                    match y.get(k) {
+                        Some(w) => {
+                            if !walk(v, w, &p, out, limit) {
+                                return false;
+                            }
+                        }
+                        None => out.push(format!("- {p}: {}", super::text::json_inline(v))),
+                    }
+                }
+                for (k, w) in y.iter().filter(|(k, _)| !x.contains_key(*k)) {
+                    out.push(format!("+ {at}/{}: {}", k.replace('~', "~0").replace('/', "~1"), super::text::json_inline(w)));
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                    if !walk(v, w, &format!("{at}/{i}"), out, limit) {
+                        return false;
+                    }
+                }
+            }
+            _ if a == b => {}
+            _ => out.push(format!("~ {}: {} -> {}", if at.is_empty() { "(root)" } else { at }, super::text::json_inline(a), super::text::json_inline(b))),
+        }
+        out.len() <= limit
+    }
+    let mut out = Vec::new();
+    walk(source, projection, "", &mut out, limit).then_some(out)
 }
 
 /// The text form of a check report.
@@ -413,8 +626,13 @@ pub fn render_text(report: &CheckReport) -> String {
         s.push('\n');
     }
     let width = report.translators.iter().map(|t| t.translator.len()).max().unwrap_or(0);
+    let verdict_width = report.translators.iter().map(|t| t.verdict.name().len()).max().unwrap_or(0).max(10);
     for t in &report.translators {
-        let _ = writeln!(s, "{:<width$}  {:<10}  {}", t.translator, t.verdict.name(), t.summary);
+        let _ = writeln!(s, "{:<width$}  {:<verdict_width$}  {}", t.translator, t.verdict.name(), t.summary);
+        if let Some(f) = &t.refusal {
+            let at = if f.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", f.pointer) };
+            let _ = writeln!(s, "    refusal: `{}` at {at} (pointer {}): {}", f.keyword, Value::from(f.pointer.as_str()), f.message);
+        }
         for r in &t.rows {
             let at = if r.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", r.pointer) };
             let _ = writeln!(s, "    row {} at {at}: {} ({}, {})", r.citation, r.disposition, r.table_line, r.page);
@@ -428,25 +646,62 @@ pub fn render_text(report: &CheckReport) -> String {
             let at = if m.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", m.pointer) };
             let _ = writeln!(s, "    keyword `{}` (form `{}`) at {at}: no row", m.keyword, m.form);
         }
+        if let Some(p) = &t.projection {
+            if *p == report.source {
+                let _ = writeln!(s, "    projection: the schema itself, unchanged");
+            } else {
+                match compact_diff(&report.source, p, 12) {
+                    Some(lines) => {
+                        let _ = writeln!(s, "    projection: the schema with (- removed, + added, ~ changed):");
+                        for l in lines {
+                            let _ = writeln!(s, "      {l}");
+                        }
+                    }
+                    None => {
+                        let _ = writeln!(s, "    projection: {}", super::text::json_inline(p));
+                    }
+                }
+            }
+        }
         for w in t.witnesses.iter().take(3) {
             let model = w.model_instance.as_ref().map(|m| format!(" (model side {m})")).unwrap_or_default();
             let _ = writeln!(
                 s,
-                "    witness ({}): {}{model} -- the schema {} it, the projection {} it{}",
+                "    witness ({}): {}{model} -- the schema {} it, the projection {} it",
                 w.direction,
                 super::text::json_inline(&w.instance),
                 if w.schema_accepts { "accepts" } else { "rejects" },
                 if w.projection_accepts { "accepts" } else { "rejects" },
-                if w.rows.is_empty() { String::new() } else { format!(" (rows: {})", w.rows.join(", ")) }
             );
+            for a in &w.at {
+                let place = if a.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", a.pointer) };
+                match (&a.row, &a.table_line) {
+                    (Some(row), Some(line)) => {
+                        let says = a.disposition.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
+                        let _ = writeln!(s, "      because of `{}` at {place}: row {row}{says} ({line})", a.keyword);
+                    }
+                    _ => {
+                        let _ = writeln!(s, "      because of `{}` at {place}: no row explains it", a.keyword);
+                    }
+                }
+            }
         }
         if t.witnesses.len() > 3 {
             let _ = writeln!(s, "    ... and {} more witnesses (--format json lists them all)", t.witnesses.len() - 3);
         }
         if let Some(f) = &t.failure {
-            for line in f.lines().skip(1) {
-                let _ = writeln!(s, "    | {line}");
+            // The rule and the pinned witnesses; the case's every row and the source are left
+            // out (the schema is the user's file, the projection is shown above).
+            // The witnesses are shown above, with their occurrences; the rest (the rules, the
+            // reproduce hint) is kept.
+            for line in f.lines().skip(1).take_while(|l| !l.starts_with("case: ") && !l.starts_with("projection: ")) {
+                if !line.starts_with(' ') || line.trim_start().starts_with("(generated") {
+                    let _ = writeln!(s, "    | {}", line.trim_start());
+                }
             }
+        }
+        for a in &t.advice {
+            let _ = writeln!(s, "    what you can do: {a}");
         }
     }
     let lossy: Vec<&str> = report.translators.iter().filter(|t| t.verdict.lossy()).map(|t| t.translator.as_str()).collect();
@@ -455,5 +710,50 @@ pub fn render_text(report: &CheckReport) -> String {
     } else {
         let _ = writeln!(s, "\nlossy or silent: {}", lossy.join(", "));
     }
+    let unavailable: Vec<&str> = report.translators.iter().filter(|t| t.verdict == CheckVerdict::Unavailable).map(|t| t.translator.as_str()).collect();
+    if !unavailable.is_empty() {
+        let _ = writeln!(s, "unavailable here, not checked: {}", unavailable.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "{}",
+        match report.outcome() {
+            CheckOutcome::Clean => "exit status 0: every translator projects the schema exactly",
+            CheckOutcome::DeclaredLosses => "exit status 3: every finding is a loss the tables declare (an approximation or a refusal)",
+            CheckOutcome::Findings => "exit status 1: a violation, a keyword with no row, a known violation or a translator not checked",
+        }
+    );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reproduce_hint_becomes_the_check_command() {
+        let message = "the table is the oracle: widening\n  (generated witnesses are shrunk; reproduce with: SCHEMA_FIDELITY_SEED=0x1f cargo test --test contract -- --exact 'x::check::my tool.json')\nprojection: {}";
+        let out = reproduce_with_check(message, "my tool.json", "acme");
+        assert!(out.contains("reproduce with: SCHEMA_FIDELITY_SEED=0x1f schema-fidelity check 'my tool.json' --translator acme)"), "{out}");
+        assert!(!out.contains("cargo test"), "{out}");
+        assert!(out.starts_with("the table is the oracle: widening\n") && out.ends_with("\nprojection: {}"), "{out}");
+    }
+
+    #[test]
+    fn the_compact_diff_names_each_changed_pointer_or_gives_up() {
+        let a = serde_json::json!({"type": "object", "properties": {"a/b": {"minLength": 1}}, "required": ["a/b"]});
+        let b = serde_json::json!({"type": "OBJECT", "properties": {"a/b": {"description": "x"}}, "required": ["a/b"], "additionalProperties": false});
+        let lines = compact_diff(&a, &b, 12).expect("small");
+        assert_eq!(
+            lines,
+            [
+                "~ /type: \"object\" -> \"OBJECT\"",
+                "- /properties/a~1b/minLength: 1",
+                "+ /properties/a~1b/description: \"x\"",
+                "+ /additionalProperties: false",
+            ]
+        );
+        assert_eq!(compact_diff(&a, &b, 2), None);
+        assert_eq!(compact_diff(&a, &a, 2), Some(Vec::new()));
+    }
 }

@@ -138,6 +138,10 @@ pub fn overview(table: &Table) -> String {
 /// Explain `rows` of `table`: run `translator` (when known) over `cases` and describe each row.
 #[must_use]
 pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>, cases: &[Arc<Case>], env: &Env, show_progress: bool) -> String {
+    // An external translator whose runtime or package is missing is not run: its cases would all
+    // fault, which says nothing about the row.
+    let unavailable = translator.and_then(Translator::unavailable);
+    let translator = translator.filter(|_| unavailable.is_none());
     let runs = translator.map(|t| {
         let progress = if show_progress { Progress::on_terminal(format!("running {}", table.translator), cases.len()) } else { Progress::quiet() };
         let runs = model::run_translator(table, t, cases, env, &progress);
@@ -158,12 +162,13 @@ pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>
         }
         let key = model::key_of(row);
         let Some(r) = report.rows.iter().find(|r| r.key == key.0 && r.refinement == key.1) else { continue };
-        describe(&mut s, table, row, r, translator, runs.as_deref(), env);
+        describe(&mut s, table, row, r, translator, runs.as_deref(), unavailable.as_deref(), env);
     }
     s
 }
 
-fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator: Option<&dyn Translator>, runs: Option<&[Arc<Record>]>, env: &Env) {
+#[allow(clippy::too_many_arguments)]
+fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator: Option<&dyn Translator>, runs: Option<&[Arc<Record>]>, unavailable: Option<&str>, env: &Env) {
     let _ = writeln!(s, "{}  (reports/{}.md#{})", r.citation, table.translator, r.anchor);
     let _ = writeln!(s, "  table:       {}:{}", table.file.display(), r.line);
     let _ = writeln!(s, "  disposition: {}", r.label());
@@ -179,7 +184,14 @@ fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator:
         let _ = writeln!(s, "  known violation: {} ({}){w}", k.issue, k.direction);
     }
     let Some(runs) = runs else {
-        let _ = writeln!(s, "  cases:       not run: no translator named `{}` is known", table.translator);
+        match unavailable {
+            Some(reason) => {
+                let _ = writeln!(s, "  cases:       not run: `{}` is unavailable here: {reason}", table.translator);
+            }
+            None => {
+                let _ = writeln!(s, "  cases:       not run: no translator named `{}` is known", table.translator);
+            }
+        }
         return;
     };
     let key: RowKey = model::key_of(row);

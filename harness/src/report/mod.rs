@@ -81,9 +81,32 @@ pub fn generate(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Re
     for t in &report.translators {
         files.insert(format!("{}.md", t.name), pages::page(t, &report));
     }
-    let json = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the report: {e}"))?;
+    let mut json = serde_json::to_value(&report).map_err(|e| format!("cannot serialize the report: {e}"))?;
+    keep_unavailable(&reports_dir(&loaded.project), &report, &mut files, &mut json);
+    let json = serde_json::to_string_pretty(&json).map_err(|e| format!("cannot serialize the report: {e}"))?;
     files.insert("report.json".to_owned(), json + "\n");
     Ok(Generated { report, files })
+}
+
+/// A translator that could not be run here (an external one not installed) keeps its committed
+/// page and its entry in the committed `report.json`: what was not run must not replace what was.
+/// Without a committed page, its new page says it was unavailable, and why.
+fn keep_unavailable(dir: &Path, report: &model::Report, files: &mut BTreeMap<String, String>, json: &mut serde_json::Value) {
+    let committed = std::fs::read_to_string(dir.join("report.json")).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let committed_entry = |name: &str| -> Option<serde_json::Value> {
+        committed.as_ref()?.get("translators")?.as_array()?.iter().find(|t| t.get("name").and_then(serde_json::Value::as_str) == Some(name)).cloned()
+    };
+    for (i, t) in report.translators.iter().enumerate() {
+        if t.unavailable.is_none() {
+            continue;
+        }
+        let page = format!("{}.md", t.name);
+        let (Some(old_page), Some(old_entry)) = (std::fs::read_to_string(dir.join(&page)).ok(), committed_entry(&t.name)) else { continue };
+        files.insert(page, old_page);
+        if let Some(slot) = json.get_mut("translators").and_then(|v| v.get_mut(i)) {
+            *slot = old_entry;
+        }
+    }
 }
 
 /// `reports/` of `project`.

@@ -93,6 +93,11 @@ pub struct TranslatorReport {
     /// `null` when no translator of this name is known: the table is shown, nothing is run.
     pub trials: Option<Trials>,
     pub rows: Vec<RowReport>,
+    /// Why the translator could not be run here (an external one not installed), with its install
+    /// command. Not part of `report.json`: [`super::generate`] keeps the committed page and entry
+    /// of such a translator instead of writing what was not run.
+    #[serde(skip)]
+    pub unavailable: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -364,6 +369,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             lint,
             trials: None,
             rows: Vec::new(),
+            unavailable: None,
         };
     };
     let rows = ordered_rows(table)
@@ -393,6 +399,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         lint,
         trials: run.map(tally),
         rows,
+        unavailable: None,
     }
 }
 
@@ -457,6 +464,10 @@ pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Resul
         .iter()
         .map(|(name, table, _)| (table.clone(), table.as_ref().and_then(|_| resolver(name))))
         .collect();
+    // An external translator that is not installed here is not run: every case would fault, and
+    // its page would say "0 passed, N failed" about a translator that was never asked.
+    let unavailable: Vec<Option<String>> = jobs.iter().map(|(_, t)| t.as_ref().and_then(|t| t.unavailable())).collect();
+    let jobs: Vec<Job> = jobs.into_iter().zip(&unavailable).map(|((table, t), why)| (table, t.filter(|_| why.is_none()))).collect();
     let runnable = jobs.iter().filter(|(t, tr)| t.is_some() && tr.is_some()).count();
     let progress = if show_progress { Progress::on_terminal("running the oracle", runnable * loaded.cases.len()) } else { Progress::quiet() };
     let runs = run_jobs(&jobs, loaded, &progress);
@@ -467,11 +478,12 @@ pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Resul
         .iter()
         .zip(&jobs)
         .zip(&runs)
-        .map(|(((name, table, errors), (_, translator)), runs)| {
+        .zip(unavailable)
+        .map(|((((name, table, errors), (_, translator)), runs), unavailable)| {
             let lint = errors.iter().map(ToString::to_string).collect();
             // An unavailable translator (its runtime or package missing here) has no records.
-            let run = translator.as_ref().filter(|t| t.unavailable().is_none()).and(runs.as_deref());
-            translator_report(name, &format!("dispositions/{name}.yaml"), table.as_deref(), lint, run)
+            let run = translator.as_ref().and(runs.as_deref());
+            TranslatorReport { unavailable, ..translator_report(name, &format!("dispositions/{name}.yaml"), table.as_deref(), lint, run) }
         })
         .collect();
 

@@ -111,6 +111,9 @@ fn heading_text(r: &RowReport) -> String {
 
 fn run_summary(t: &TranslatorReport, report: &Report) -> String {
     let Some(trials) = &t.trials else {
+        if let Some(reason) = &t.unavailable {
+            return format!("not run: unavailable where these reports were generated ({reason})");
+        }
         return format!("not run: no translator named `{}` is known (built-in or external)", t.name);
     };
     let corpus = match &report.corpus.suite {

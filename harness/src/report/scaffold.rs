@@ -47,6 +47,20 @@ pub fn scaffold(name: &str) -> String {
     s.push_str("description: >-\n  TODO: the provider form this translator produces.\n");
     s.push_str("source: >-\n  TODO: where the provider grammar comes from, with the date it was read\n");
     s.push_str("# dialect: json-schema            # or gemini-proto\n# requires_object_root: true\n");
+    s.push_str(
+        "# An external translator (any language, run over the JSON-lines protocol; README, \"Onboarding a\n\
+         # translator\"): how to start its adapter, from the project root, and the command that installs\n\
+         # what it needs (shown when it is missing). The lint rejects a `run:` or `install:` that still\n\
+         # says TODO, and a `run:` program or script that does not exist. A built-in (Rust) translator\n\
+         # needs neither: delete both lines.\n",
+    );
+    let _ = writeln!(s, "run: [TODO-runtime, translators/external/TODO/{name}.adapter]   # e.g. [node, translators/external/node/{name}.mjs]");
+    s.push_str("install: \"TODO: the command that installs it\"   # e.g. \"npm ci --prefix translators/external/node\"\n");
+    s.push_str(
+        "# target: the provider surface the projection is sent to (OpenAI strict function calling, Gemini\n\
+         # parametersJsonSchema, ...). Say it in `description:` above; a table key for it comes with\n\
+         # provider targets (issue 12).\n",
+    );
     s.push_str("keywords:\n");
     let mut vocabulary = None;
     for k in DRAFT_2020_12 {
@@ -91,8 +105,14 @@ mod tests {
         let text = scaffold("fresh");
         let (table, errors) = crate::table::parse(&text, std::path::Path::new("dispositions/fresh.yaml"), std::path::Path::new("dispositions"));
         assert!(table.is_some(), "{errors:?}");
-        let todo = errors.iter().filter(|e| e.message.contains("TODO")).count();
+        let todo = errors.iter().filter(|e| e.message.contains("`disposition: TODO`")).count();
         assert_eq!(todo, DRAFT_2020_12.len() + BOOLEAN_SUBSCHEMAS.len(), "{errors:?}");
+        // The scaffolded header fields, too: description, source, run, install.
+        let placeholders: Vec<&str> = errors.iter().filter(|e| e.message.contains("still says TODO")).map(|e| e.message.as_str()).collect();
+        assert_eq!(placeholders.len(), 4, "{errors:?}");
+        for key in ["description", "source", "run", "install"] {
+            assert!(placeholders.iter().any(|m| m.starts_with(&format!("`{key}:`"))), "{key}: {errors:?}");
+        }
         assert!(errors.iter().all(|e| e.line.is_some()), "every finding has a line: {errors:?}");
     }
 }
