@@ -98,6 +98,10 @@ pub struct TranslatorReport {
     /// of such a translator instead of writing what was not run.
     #[serde(skip)]
     pub unavailable: Option<String>,
+    /// How an external translator is run (its table's `run:`), for the HTML page's marker. Not
+    /// part of `report.json`.
+    #[serde(skip)]
+    pub adapter: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -390,6 +394,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             trials: None,
             rows: Vec::new(),
             unavailable: None,
+            adapter: None,
         };
     };
     let rows = ordered_rows(table)
@@ -420,6 +425,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         trials: run.map(|(_, runs)| tally(runs)),
         rows,
         unavailable: None,
+        adapter: table.run.as_ref().map(|r| r.join(" ")),
     }
 }
 
