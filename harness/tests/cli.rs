@@ -877,6 +877,8 @@ fn report_keeps_the_committed_page_of_a_translator_unavailable_here() {
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("reports/report.json")).expect("report.json")).expect("JSON");
         v["translators"].as_array().expect("a list").iter().find(|t| t["name"] == "external").cloned().expect("its entry")
     };
+    let html_page = std::fs::read_to_string(s.0.join("reports/external.html")).expect("an HTML page");
+    assert!(html_page.contains("passed</span>") && html_page.contains("external translator"), "{html_page}");
     let before = entry(&s.0);
     assert!(before["trials"]["passed"].as_u64().is_some_and(|n| n > 0), "{before}");
 
@@ -887,6 +889,7 @@ fn report_keeps_the_committed_page_of_a_translator_unavailable_here() {
     assert!(out.stderr.contains("unavailable translators: external") && out.stderr.contains("kept as they are"), "{}", out.all());
     assert_eq!(std::fs::read_to_string(s.0.join("reports/external.md")).expect("the page"), page, "the committed page is kept");
     assert_eq!(entry(&s.0), before, "and its report.json entry");
+    assert_eq!(std::fs::read_to_string(s.0.join("reports/external.html")).expect("the HTML page"), html_page, "and its HTML page");
     // And `run` says unavailable, with the install command, not failed.
     let out = s.run(&["run", "-t", "external"]);
     assert_eq!(out.code, 1, "{}", out.all());
