@@ -877,6 +877,8 @@ fn report_keeps_the_committed_page_of_a_translator_unavailable_here() {
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("reports/report.json")).expect("report.json")).expect("JSON");
         v["translators"].as_array().expect("a list").iter().find(|t| t["name"] == "external").cloned().expect("its entry")
     };
+    let html_page = std::fs::read_to_string(s.0.join("reports/external.html")).expect("an HTML page");
+    assert!(html_page.contains("passed</span>") && html_page.contains("external translator"), "{html_page}");
     let before = entry(&s.0);
     assert!(before["trials"]["passed"].as_u64().is_some_and(|n| n > 0), "{before}");
 
@@ -887,6 +889,7 @@ fn report_keeps_the_committed_page_of_a_translator_unavailable_here() {
     assert!(out.stderr.contains("unavailable translators: external") && out.stderr.contains("kept as they are"), "{}", out.all());
     assert_eq!(std::fs::read_to_string(s.0.join("reports/external.md")).expect("the page"), page, "the committed page is kept");
     assert_eq!(entry(&s.0), before, "and its report.json entry");
+    assert_eq!(std::fs::read_to_string(s.0.join("reports/external.html")).expect("the HTML page"), html_page, "and its HTML page");
     // And `run` says unavailable, with the install command, not failed.
     let out = s.run(&["run", "-t", "external"]);
     assert_eq!(out.code, 1, "{}", out.all());
@@ -936,4 +939,85 @@ fn the_readme_onboarding_ends_with_report_and_shows_the_python_run_line() {
         let example = line.replace("pydantic_ai_google.py", "my_translator.py");
         assert!(section.contains(&example), "the README shows `{example}`");
     }
+}
+
+// ---- the reports in a browser -------------------------------------------------------------------
+
+/// Headless Chromium, when installed (`.ci/run` installs it from the Debian packages). Under CI its
+/// absence is a failure; elsewhere the browser test says it did not run.
+fn chromium() -> Option<PathBuf> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).map(move |dir| dir.join(name)).collect::<Vec<_>>())
+        .find(|p| p.is_file());
+    assert!(found.is_some() || std::env::var_os("CI").is_none(), "CI must have chromium (.ci/run installs it)");
+    found
+}
+
+/// The DOM of `url` after its scripts ran, as headless Chromium serializes it.
+fn dump_dom(browser: &Path, profile: &Path, url: &str) -> String {
+    let out = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--allow-file-access-from-files"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--dump-dom", url])
+        .output()
+        .expect("chromium runs");
+    assert!(out.status.success(), "chromium failed on {url}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The value of `data-NAME="..."` on the page's `<body>`.
+fn body_data(dom: &str, name: &str) -> Option<String> {
+    let body = &dom[dom.find("<body")?..];
+    let tag = &body[..body.find('>')?];
+    let at = tag.find(&format!("data-{name}=\""))? + name.len() + 7;
+    Some(tag[at..].split('"').next()?.to_owned())
+}
+
+/// The matrix's body rows (not the group rows), each as its HTML.
+fn matrix_rows(dom: &str) -> Vec<&str> {
+    let tbody = &dom[dom.find("<tbody>").expect("a tbody")..];
+    tbody.split("<tr").skip(1).filter(|r| !r.starts_with(" class=\"group\"")).map(|r| r.split("</tr>").next().unwrap_or(r)).collect()
+}
+
+#[test]
+fn the_reports_read_well_in_a_browser_anchors_land_and_filters_filter() {
+    let Some(browser) = chromium() else {
+        eprintln!("note: chromium is not installed here; the browser test did not run (.ci/run installs it)");
+        return;
+    };
+    let s = Scratch::new("browser");
+    let out = s.run(&["report"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let reports = s.0.join("reports");
+    let profile = s.0.join("chromium-profile");
+    let url = |page: &str| format!("file://{}/{page}", reports.display());
+
+    // The whole matrix: every row and both translators shown.
+    let dom = dump_dom(&browser, &profile, &url("index.html"));
+    let rows = matrix_rows(&dom);
+    assert!(rows.len() > 50, "{} rows", rows.len());
+    assert_eq!(body_data(&dom, "rows-shown"), Some(rows.len().to_string()), "no filter: every row");
+    assert_eq!(body_data(&dom, "columns-shown").as_deref(), Some("2"));
+
+    // A cell links to the row on the translator's HTML page, where it lands (`:target`).
+    let link = "anthropic.html#anyof-at-root";
+    assert!(dom.contains(&format!("href=\"{link}\"")), "the matrix links {link}");
+    let page = dump_dom(&browser, &profile, &url(link));
+    assert_eq!(body_data(&page, "target").as_deref(), Some("anyof-at-root"), "the anchor lands on its row");
+    assert!(page.contains("<section class=\"row refused\" id=\"anyof-at-root\">"), "the row is a section of its own");
+    assert!(page.contains("passed</span>"), "the page has its pass/fail counts");
+
+    // A filter: anthropic only, refused rows only. Exactly the rows whose anthropic cell is a refusal.
+    let filtered = dump_dom(&browser, &profile, &url("index.html?translators=anthropic&disposition=refused"));
+    let rows = matrix_rows(&filtered);
+    let refused_cell = |row: &str| row.split("<td").any(|td| td.starts_with(" data-col=\"anthropic\"") && td.contains("class=\"sym refused\""));
+    let shown: Vec<&&str> = rows.iter().filter(|r| !r[..r.find('>').unwrap_or(0)].contains("hidden")).collect();
+    let expected = rows.iter().filter(|r| refused_cell(r)).count();
+    assert!(expected > 0 && expected < rows.len(), "{expected} refused rows of {}", rows.len());
+    assert_eq!(body_data(&filtered, "rows-shown"), Some(expected.to_string()), "the filter keeps exactly the refused rows");
+    assert_eq!(shown.len(), expected, "and hides the others");
+    assert!(shown.iter().all(|r| refused_cell(r)), "every row shown is a refusal");
+    assert_eq!(body_data(&filtered, "columns-shown").as_deref(), Some("1"));
+    assert!(filtered.contains("<td data-col=\"identity\" hidden=\"\">"), "identity's column is hidden");
 }

@@ -143,7 +143,29 @@ fn every_matrix_link_lands_on_an_anchor_and_every_row_has_one() {
         }
     }
     assert!(links > 100, "the matrix links its cells ({links} links)");
+    // index.html links the HTML pages, whose rows are sections with the same anchors.
+    let ids_of = |page: &str| -> BTreeSet<String> { page.match_indices(" id=\"").map(|(i, _)| page[i + 5..].split('"').next().unwrap_or_default().to_owned()).collect() };
+    let index = &files["index.html"];
+    let mut html_links = 0;
+    for (at, _) in index.match_indices(".html#") {
+        let page_start = index[..at].rfind('"').map_or(0, |i| i + 1);
+        let page = &index[page_start..at];
+        let anchor: String = index[at + 6..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+        let target = files.get(&format!("{page}.html")).unwrap_or_else(|| panic!("index.html links to {page}.html, which is not generated"));
+        assert!(ids_of(target).contains(&anchor), "index.html links to {page}.html#{anchor}, which that page does not define");
+        html_links += 1;
+    }
+    assert!(html_links > 100, "index.html links its cells to the HTML pages ({html_links} links)");
+    assert!(!index.contains(".md#"), "index.html links no Markdown row (a browser shows it raw, at its top)");
     let json = committed_json();
+    for t in json["translators"].as_array().expect("translators") {
+        let name = t["name"].as_str().expect("a name");
+        let defined = ids_of(&files[&format!("{name}.html")]);
+        for row in t["rows"].as_array().expect("rows") {
+            let (anchor, citation) = (row["anchor"].as_str().expect("an anchor"), row["citation"].as_str().expect("a citation"));
+            assert!(defined.contains(anchor), "{name}.html: row {citation} has no section `{anchor}`");
+        }
+    }
     for t in json["translators"].as_array().expect("translators") {
         let name = t["name"].as_str().expect("a name");
         let defined = anchors_of(&files[&format!("{name}.md")]);

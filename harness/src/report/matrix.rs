@@ -270,7 +270,7 @@ pub fn markdown(m: &Matrix, version: &str) -> String {
 
 // ---- HTML ----------------------------------------------------------------------------------------
 
-const CSS: &str = r#"
+pub(super) const CSS: &str = r#"
 :root {
   --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --band: #f6f8fa; --bg: #ffffff;
   --p-fg: #116329; --p-bg: #dafbe1; --w-fg: #7d4e00; --w-bg: #fff1c2;
@@ -320,9 +320,13 @@ table.matrix tbody tr.group th { background: var(--band); font-weight: 700; text
 table.matrix tbody tr.group td { background: var(--band); }
 .broken { border-left: 4px solid var(--r-fg); background: var(--r-bg); padding: 0.5rem 1rem; margin: 0.5rem 0; }
 footer { color: var(--muted); font-size: 0.85rem; padding: 0 2rem 2rem; }
+form.filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; align-items: center; margin: 0.5rem 0; font-size: 0.9rem; }
+form.filters output { color: var(--muted); }
+table.matrix thead th .sub.external { color: var(--n-fg); font-weight: 700; }
 "#;
 
-/// `index.html`: a static page with inline CSS, no scripts.
+/// `index.html`: a page with inline CSS and one small inline script, the filters; without scripts it
+/// is the whole matrix.
 #[must_use]
 pub fn html_page(m: &Matrix, report: &Report) -> String {
     let version = &report.tool.version;
@@ -349,16 +353,23 @@ pub fn html_page(m: &Matrix, report: &Report) -> String {
             html(&meaning.replace('*', ""))
         );
     }
-    s.push_str("</ul>\n</header>\n<div class=\"wrap\">\n");
+    s.push_str("</ul>\n");
+    s.push_str(FILTERS_FORM);
+    s.push_str("</header>\n<div class=\"wrap\">\n");
     for (name, reason) in &m.broken {
         let _ = writeln!(s, "<p class=\"broken\"><b>{}</b> is not shown: its table does not load. {}</p>", html(name), html(reason));
     }
     s.push_str("<table class=\"matrix\">\n<thead>\n<tr><th class=\"corner\" scope=\"col\">keyword</th>");
     for c in &m.columns {
-        let (sub, long) = report.translators.iter().find(|t| &t.name == c).map(column_summary).unwrap_or_default();
+        let t = report.translators.iter().find(|t| &t.name == c);
+        let (sub, long) = t.map(column_summary).unwrap_or_default();
+        // A marker for a translator run as an external adapter. (The corpus run's counts are on
+        // its page: this page depends on the tables alone, so it is compared without the suite or
+        // the external runtimes too.)
+        let external = t.and_then(|t| t.adapter.as_deref()).map_or_else(String::new, |run| format!("<span class=\"sub external\" title=\"run as {}\">external</span>", html(run)));
         let _ = write!(
             s,
-            "<th scope=\"col\"><a href=\"{0}.md\">{0}</a><span class=\"sub\" title=\"{2}\">{1}</span></th>",
+            "<th scope=\"col\" data-col=\"{0}\"><a href=\"{0}.html\">{0}</a>{external}<span class=\"sub\" title=\"{2}\">{1}</span></th>",
             html(c),
             html(&sub),
             html(&long)
@@ -366,7 +377,8 @@ pub fn html_page(m: &Matrix, report: &Report) -> String {
     }
     s.push_str("</tr>\n</thead>\n<tbody>\n");
     for g in &m.groups {
-        let _ = writeln!(s, "<tr class=\"group\"><th scope=\"rowgroup\">{}</th>{}</tr>", html(&g.title), "<td></td>".repeat(m.columns.len()));
+        let cells: String = m.columns.iter().map(|c| format!("<td data-col=\"{}\"></td>", html(c))).collect();
+        let _ = writeln!(s, "<tr class=\"group\"><th scope=\"rowgroup\">{}</th>{cells}</tr>", html(&g.title));
         for line in &g.lines {
             let label = match &line.refinement {
                 None => format!("<code>{}</code>", html(&line.key)),
@@ -375,10 +387,10 @@ pub fn html_page(m: &Matrix, report: &Report) -> String {
             let class = if line.refinement.is_some() { " class=\"refinement\"" } else { "" };
             let _ = write!(s, "<tr{class}><th scope=\"row\">{label}</th>");
             for (c, cell) in m.columns.iter().zip(&line.cells) {
-                s.push_str("<td>");
+                let _ = write!(s, "<td data-col=\"{}\">", html(c));
                 match cell {
                     Cell::Row { class, known, anchor, title } => {
-                        let href = format!("{c}.md#{anchor}");
+                        let href = format!("{c}.html#{anchor}");
                         if *known {
                             let _ = write!(
                                 s,
@@ -396,7 +408,7 @@ pub fn html_page(m: &Matrix, report: &Report) -> String {
                         let _ = write!(
                             s,
                             "<a class=\"sym inherited {class}\" href=\"{}\" title=\"{}\">{warn}{}</a>",
-                            html(&format!("{c}.md#{anchor}")),
+                            html(&format!("{c}.html#{anchor}")),
                             html(title),
                             symbol(class)
                         );
@@ -416,9 +428,61 @@ pub fn html_page(m: &Matrix, report: &Report) -> String {
          <a href=\"matrix.md\">Markdown</a> and <a href=\"report.json\">JSON</a> (with the table and corpus hashes).</footer>",
         html(version)
     );
+    let _ = writeln!(s, "<script>{FILTERS_SCRIPT}</script>");
     s.push_str("</body>\n</html>\n");
     s
 }
+
+/// The filters above the matrix: translators by name (a family: `openai`, `gemini`), rows by
+/// disposition, only rows that deviate or carry a mark. The state is in the address
+/// (`index.html?translators=gemini&disposition=widening&deviations=1`), so a filtered view can be
+/// linked to.
+const FILTERS_FORM: &str = "<form id=\"filters\" class=\"filters\" onsubmit=\"return false\">\n\
+<label>translators <input name=\"translators\" type=\"search\" placeholder=\"all; or a family: openai, gemini\"></label>\n\
+<label>disposition <select name=\"disposition\"><option value=\"\">any</option><option value=\"preserved\">✓ preserved</option>\
+<option value=\"widening\">+ widening</option><option value=\"narrowing\">− narrowing</option><option value=\"refused\">✗ refused</option>\
+<option value=\"known\">⚠ known violation</option></select></label>\n\
+<label><input name=\"deviations\" type=\"checkbox\"> only rows that deviate or carry a mark</label>\n\
+<output id=\"shown\" aria-live=\"polite\"></output>\n</form>\n";
+
+const FILTERS_SCRIPT: &str = r#"
+(function () {
+  var form = document.getElementById("filters");
+  var query = new URLSearchParams(location.search);
+  form.elements.translators.value = query.get("translators") || "";
+  form.elements.disposition.value = query.get("disposition") || "";
+  form.elements.deviations.checked = query.get("deviations") === "1";
+  var columns = Array.prototype.map.call(document.querySelectorAll("table.matrix thead th[data-col]"), function (th) { return th.dataset.col; });
+  function apply() {
+    var words = form.elements.translators.value.toLowerCase().split(/[\s,]+/).filter(Boolean);
+    var visible = {};
+    columns.forEach(function (c) { visible[c] = words.length === 0 || words.some(function (w) { return c.indexOf(w) >= 0; }); });
+    document.querySelectorAll("table.matrix [data-col]").forEach(function (el) { el.hidden = !visible[el.dataset.col]; });
+    var disposition = form.elements.disposition.value, deviations = form.elements.deviations.checked, shown = 0, total = 0;
+    document.querySelectorAll("table.matrix tbody tr:not(.group)").forEach(function (row) {
+      var cells = Array.prototype.filter.call(row.querySelectorAll("td[data-col]"), function (td) { return !td.hidden; });
+      function has(cls) { return cells.some(function (td) { return td.querySelector(".sym." + cls) !== null; }); }
+      var keep = disposition === "" || has(disposition);
+      if (keep && deviations) keep = ["widening", "narrowing", "refused", "known", "missing"].some(has);
+      row.hidden = !keep;
+      total += 1;
+      if (keep) shown += 1;
+    });
+    var shownColumns = columns.filter(function (c) { return visible[c]; }).length;
+    document.getElementById("shown").textContent = shown + " of " + total + " rows, " + shownColumns + " of " + columns.length + " translators";
+    document.body.dataset.rowsShown = String(shown);
+    document.body.dataset.columnsShown = String(shownColumns);
+    var next = new URLSearchParams();
+    if (form.elements.translators.value) next.set("translators", form.elements.translators.value);
+    if (disposition) next.set("disposition", disposition);
+    if (deviations) next.set("deviations", "1");
+    try { history.replaceState(null, "", next.toString() ? "?" + next.toString() : location.pathname); } catch (e) { /* file: URLs in some browsers */ }
+  }
+  form.addEventListener("input", apply);
+  form.addEventListener("change", apply);
+  apply();
+})();
+"#;
 
 /// The table's shape under its name: `57✓ 3✗`, and in words for the tooltip.
 fn column_summary(t: &TranslatorReport) -> (String, String) {

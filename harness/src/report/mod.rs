@@ -80,6 +80,7 @@ pub fn generate(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Re
     files.insert("index.html".to_owned(), matrix::html_page(&m, &report));
     for t in &report.translators {
         files.insert(format!("{}.md", t.name), pages::page(t, &report));
+        files.insert(format!("{}.html", t.name), pages::html_page(t, &report));
     }
     let mut json = serde_json::to_value(&report).map_err(|e| format!("cannot serialize the report: {e}"))?;
     keep_unavailable(&reports_dir(&loaded.project), &report, &mut files, &mut json);
@@ -103,6 +104,10 @@ fn keep_unavailable(dir: &Path, report: &model::Report, files: &mut BTreeMap<Str
         let page = format!("{}.md", t.name);
         let (Some(old_page), Some(old_entry)) = (std::fs::read_to_string(dir.join(&page)).ok(), committed_entry(&t.name)) else { continue };
         files.insert(page, old_page);
+        let html_page = format!("{}.html", t.name);
+        if let Ok(old_html) = std::fs::read_to_string(dir.join(&html_page)) {
+            files.insert(html_page, old_html);
+        }
         if let Some(slot) = json.get_mut("translators").and_then(|v| v.get_mut(i)) {
             *slot = old_entry;
         }
@@ -153,6 +158,7 @@ fn previously_generated(dir: &Path) -> BTreeSet<String> {
         // A name from a file is data: only a plain file name may become one.
         if !name.is_empty() && !name.contains(['/', '\\']) && !name.starts_with('.') {
             names.insert(format!("{name}.md"));
+            names.insert(format!("{name}.html"));
         }
     }
     names

@@ -98,6 +98,10 @@ pub struct TranslatorReport {
     /// of such a translator instead of writing what was not run.
     #[serde(skip)]
     pub unavailable: Option<String>,
+    /// How an external translator is run (its table's `run:`), for the HTML page's marker. Not
+    /// part of `report.json`.
+    #[serde(skip)]
+    pub adapter: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -370,6 +374,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             trials: None,
             rows: Vec::new(),
             unavailable: None,
+            adapter: None,
         };
     };
     let rows = ordered_rows(table)
@@ -400,6 +405,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         trials: run.map(tally),
         rows,
         unavailable: None,
+        adapter: table.run.as_ref().map(|r| r.join(" ")),
     }
 }
 
