@@ -22,6 +22,8 @@ use serde_json::{Map, Value};
 use super::plan::{Bound, Node, NodeId, Plan, Shape, types};
 use super::strings;
 
+/// Enums longer than this are swept value by value by valid draws instead of drawn at random.
+const SWEPT_ENUM: usize = 8;
 /// Past this depth a draw holds only what is required.
 const SOFT_DEPTH: usize = 4;
 /// Past this depth a draw is `null`.
@@ -56,6 +58,9 @@ pub(crate) struct Drawer<'a> {
     /// lands at a leaf however deep: one near miss in three. A fault that may stop at any level
     /// reaches depth d with odds falling geometrically in d.
     deep: bool,
+    /// A draw meant to be valid: only these advance the sweeps through long enums, so that the
+    /// valid draws visit consecutive values (a near miss may drop or break what it drew).
+    sweeping: bool,
 }
 
 /// What an array draw is forced to do.
@@ -131,11 +136,12 @@ enum Miss {
 
 impl<'a> Drawer<'a> {
     pub(crate) fn new(plan: &'a Plan, rng: &'a mut Dice) -> Self {
-        Self { plan, rng, deep: false }
+        Self { plan, rng, deep: false, sweeping: false }
     }
 
     /// A draw meant to be valid.
     pub(crate) fn valid_root(&mut self) -> Value {
+        self.sweeping = true;
         self.valid(self.plan.root, 0)
     }
 
@@ -267,7 +273,14 @@ impl<'a> Drawer<'a> {
         if let Some(values) = &s.values
             && !values.is_empty()
         {
-            return values[self.rng.random_range(0..values.len())].clone();
+            // A long enum is swept in turn (see `Shape::sweep`); a short one is drawn at random.
+            let i = if self.sweeping && values.len() > SWEPT_ENUM {
+                let start = (self.plan.sweep_start * values.len() as f64) as usize;
+                (start + s.sweep.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) % values.len()
+            } else {
+                self.rng.random_range(0..values.len())
+            };
+            return values[i].clone();
         }
         match self.pick_type(s) {
             types::NULL => Value::Null,

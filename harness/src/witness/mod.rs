@@ -407,7 +407,7 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchErr
     }
 
     if !finds.done() {
-        let plan = Plan::new(sides.projection_schema);
+        let plan = Plan::new(sides.projection_schema).sweeping_from_the_middle();
         let mut rng = projection_stream(seed, sides.translator);
         for i in 0..settings.draws {
             if finds.done() {

@@ -69,6 +69,10 @@ pub(crate) mod types {
 pub struct Plan {
     pub(crate) nodes: Vec<Node>,
     pub(crate) root: NodeId,
+    /// Where the sweeps through long enums start, as a fraction of their length: 0 for a
+    /// source's plan, one half for a projection's, so that the two sides' valid draws together
+    /// visit every value of an enum up to about twice their number.
+    pub(crate) sweep_start: f64,
 }
 
 /// One node of a plan.
@@ -92,6 +96,9 @@ pub(crate) struct Shape {
     pub hinted: u8,
     /// `const`/`enum`, intersected.
     pub values: Option<Vec<Value>>,
+    /// The next value of a long enum that valid draws take: values are visited in turn rather
+    /// than at random, so a changed value in a 251-value enum is reached by the draws.
+    pub sweep: std::sync::atomic::AtomicUsize,
     pub lower: Option<Bound>,
     pub upper: Option<Bound>,
     pub multiple_of: Option<f64>,
@@ -149,7 +156,14 @@ impl Plan {
         let index = Index::new(schema);
         let mut compiler = Compiler { index, nodes: Vec::new(), memo: HashMap::new(), depth: 0 };
         let root = compiler.node(&[schema], &BTreeSet::new());
-        Plan { nodes: compiler.nodes, root }
+        Plan { nodes: compiler.nodes, root, sweep_start: 0.0 }
+    }
+
+    /// This plan with its enum sweeps starting half way (for the projection side).
+    #[must_use]
+    pub fn sweeping_from_the_middle(mut self) -> Self {
+        self.sweep_start = 0.5;
+        self
     }
 
     pub(crate) fn node(&self, id: NodeId) -> &Node {
