@@ -42,7 +42,7 @@ use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 use schema_fidelity::oracle::Env;
 use schema_fidelity::{budget, json};
 use schema_fidelity::project::Project;
-use schema_fidelity::report::{self, candidates, check, explain, scaffold};
+use schema_fidelity::report::{self, check, explain, scaffold};
 use schema_fidelity::table;
 use schema_fidelity::trials::{self, Selection};
 
@@ -145,7 +145,7 @@ enum Command {
     /// What each translator does to your tool schema: refused, exact, widened or narrowed, or no row
     #[command(
         long_about = "What each translator does to your tool schema: refused (which keyword, where, why), exact, \
-                      widened or narrowed (the rows responsible, and a witness when a candidate instance shows it), \
+                      widened or narrowed (the rows responsible, and a witness when a generated instance shows it), \
                       a keyword with no row (never silent), or a violation of its own table. Each translator gets the \
                       projection it judged and what you can do about it. An external translator that is not installed \
                       here is unavailable, with its install command.",
@@ -510,7 +510,7 @@ fn check_command(file: &str, wanted: &[String], json: bool) -> Result<u8, String
         }
     }
     let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
-    let report = check::check(file, &schema, &targets, &candidates::candidate_instances, &Env::default(), &budgets)?;
+    let report = check::check(file, &schema, &targets, &Env::default(), &budgets)?;
     if json {
         let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
         emit(&(schema_fidelity::terminal::sanitize_json(&out) + "\n"));

@@ -25,7 +25,7 @@ use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
 use schema_fidelity::project::Project;
 use schema_fidelity::report::model::{self, Corpus, Fingerprint, Report, Tool};
 use schema_fidelity::report::progress::Progress;
-use schema_fidelity::report::{self, anchor, candidates, check, explain, pages};
+use schema_fidelity::report::{self, anchor, check, explain, pages};
 use schema_fidelity::table::{self, Table};
 use schema_fidelity::trials::{self, Selection};
 use schema_fidelity_translators::walk;
@@ -339,7 +339,7 @@ fn check_reports_a_widening_with_its_witness_and_row() {
     let table = dropper_table();
     let schema = json!({ "type": "object", "properties": { "code": { "type": "string", "pattern": "^[a-z]+$" } }, "required": ["code"] });
     let targets = [check::Target { table: &table, translator: &Dropper }];
-    let out = check::check("tool.json", &schema, &targets, &candidates::candidate_instances, &Env::default(), &Budgets::default()).expect("checks");
+    let out = check::check("tool.json", &schema, &targets, &Env::default(), &Budgets::default()).expect("checks");
     let t = &out.translators[0];
     assert_eq!(t.verdict, check::CheckVerdict::Widened);
     assert!(out.lossy);
@@ -355,7 +355,7 @@ fn check_reports_a_widening_with_its_witness_and_row() {
 #[test]
 fn explain_shows_a_generated_witness_when_the_corpus_has_none() {
     let table = dropper_table();
-    // Only a valid instance: the corpus shows no witness, the generated candidates do.
+    // Only a valid instance: the corpus shows no witness, the generated instances do.
     let cases = vec![case(
         "code-valid-only",
         json!({ "type": "object", "properties": { "code": { "type": "string", "pattern": "^[a-z]+$" } }, "required": ["code"] }),

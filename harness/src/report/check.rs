@@ -1,18 +1,18 @@
 //! `schema-fidelity check SCHEMA.json`: what each translator does to a user's own tool schema.
 //!
 //! For each translator the answer is one of: **refused** (which keyword, where, why), **exact**
-//! (every row present is preserved and no candidate instance tells source and projection apart),
+//! (every row present is preserved and no generated instance tells source and projection apart),
 //! **widened** / **narrowed** (an approximated row is present: the rows responsible, and a
-//! witness when a candidate shows one), **no row** (a keyword the table does not cover: never
+//! witness when a generated instance shows one), **no row** (a keyword the table does not cover: never
 //! silent), **known violation** or **violation** (the translator breaks its own table), or
 //! **unavailable** (an external translator not installed here: not checked, with its install
 //! command). Each comes with the projection judged (a compact diff against the schema), the one
 //! occurrence and row each witness is pinned on, and what the user can do about it.
 //!
-//! The work is the oracle's: the schema becomes a one-off case whose instances come from an
-//! instance source ([`super::candidates::candidate_instances`] by default) and are labelled valid
-//! or invalid by the schema itself, and [`oracle::check`] runs it against each table. So `check`
-//! says exactly what `cargo test` would say if the schema were a corpus case.
+//! The work is the oracle's: the schema becomes a one-off case (its own `examples`, if any, are
+//! its instances, labelled valid or invalid by the schema itself) and [`oracle::judge`] runs it
+//! against each table, drawing instances with the witness generator as for every corpus case. So
+//! `check` says exactly what `cargo test` would say if the schema were a corpus case.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -41,7 +41,8 @@ pub struct Target<'a> {
 pub struct CheckReport {
     /// The schema file, as given.
     pub schema: String,
-    /// Candidate instances compared on, and how many of them the schema accepts.
+    /// Instances compared on from the schema's side (its examples and the generator's draws), and
+    /// how many of them the schema accepts.
     pub instances: usize,
     pub valid_instances: usize,
     pub translators: Vec<TranslatorCheck>,
@@ -217,8 +218,8 @@ pub fn load_tables(project: &Project) -> Vec<(String, Option<Table>, Vec<TableEr
         .collect()
 }
 
-/// Check `schema` (read from `file`) against every target, on the instances `instances` derives
-/// from it ([`super::candidates::candidate_instances`] by default), within `budgets`.
+/// Check `schema` (read from `file`) against every target, on the instances the witness
+/// generator draws for it (and its own `examples`), within `budgets`.
 ///
 /// # Errors
 /// When the schema exceeds a budget, or is not a valid draft 2020-12 schema that compiles
@@ -227,22 +228,24 @@ pub fn check(
     file: &str,
     schema: &Value,
     targets: &[Target<'_>],
-    instances: &dyn Fn(&Value) -> Vec<Value>,
     env: &Env,
     budgets: &Budgets,
 ) -> Result<CheckReport, String> {
-    // Before anything that grows with the schema: the candidates, the translators, the draws.
+    // Before anything that grows with the schema: the translators, the draws.
     let env = &Env { name_rows: true, ..env.clone() };
     budget::check_schema(schema, budgets).map_err(|e| format!("{file}: {e}"))?;
     let source = oracle::compile(schema, env, true).map_err(|e| format!("{file}: {}", explain_compile_error(schema, e)))?;
-    let instances: Vec<Instance> = instances(schema)
+    let examples = schema.get("examples").and_then(Value::as_array).cloned().unwrap_or_default();
+    let instances: Vec<Instance> = examples
         .into_iter()
         .enumerate()
-        .map(|(i, data)| Instance { description: format!("candidate {i}"), valid: source.is_valid(&data), data })
+        .map(|(i, data)| Instance { description: format!("example {i}"), valid: source.is_valid(&data), data })
         .collect();
-    let valid_instances = instances.iter().filter(|i| i.valid).count();
+    let id = format!("check::{file}");
+    let (drawn_valid, drawn) = crate::witness::source_draw_count(&env.witness, schema, &source, &id);
+    let valid_instances = instances.iter().filter(|i| i.valid).count() + drawn_valid;
     let case = Case {
-        id: format!("check::{file}"),
+        id,
         file: PathBuf::from(file),
         line: None,
         description: format!("the schema in {file}"),
@@ -256,7 +259,7 @@ pub fn check(
     Ok(CheckReport {
         notes: beyond_the_generator(schema, budgets),
         schema: file.to_owned(),
-        instances: case.instances.len(),
+        instances: case.instances.len() + drawn,
         valid_instances,
         lossy: translators.iter().any(|t| t.verdict.lossy()),
         translators,
@@ -347,7 +350,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
     let witnesses = |ws: &[Witness]| -> Vec<CheckWitness> {
         let mut seen = BTreeSet::new();
         ws.iter()
-            // A generated witness may shrink to a candidate's instance: shown once.
+            // A generated witness may shrink to one of the schema's examples: shown once.
             .filter(|w| seen.insert((w.direction.name(), w.instance.to_string())))
             .map(|w| {
                 // The rows the oracle attributed the witness to, where it acts; when several rows
@@ -454,7 +457,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
                 _ => "the provider may both accept arguments the schema rejects and reject some it accepts".to_owned(),
             };
             if out.verdict != CheckVerdict::Exact && summary.witnesses.is_empty() {
-                out.summary.push_str(" (no candidate instance shows it; the table says it can happen)");
+                out.summary.push_str(" (no generated instance shows it; the table says it can happen)");
             }
             out.rows = widening.into_iter().chain(narrowing).collect();
             out.witnesses = witnesses(&summary.witnesses);
@@ -616,7 +619,7 @@ pub fn render_text(report: &CheckReport) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{}: compared on {} candidate instances ({} valid under the schema)\n",
+        "{}: compared on {} instances drawn from the schema ({} valid under it), and as many from each projection\n",
         report.schema, report.instances, report.valid_instances
     );
     for note in &report.notes {

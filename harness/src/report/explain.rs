@@ -6,10 +6,10 @@
 //! extension key that a glob row covers (`x-internal`); `TRANSLATOR/KEYWORD`, the citation form,
 //! works too. A wrong name gets the nearest right one.
 //!
-//! The witness comes from the corpus first (as on the report pages). When the corpus has none,
-//! the cases that use the row are re-run on generated candidate instances
-//! ([`super::candidates`]), so an approximation nobody wrote an instance for still shows what
-//! it lets through, if a simple candidate can show it.
+//! The witness comes from the run's records first (as on the report pages: a case's own instance
+//! before a generated one). When they have none, the cases that use the row are re-run with the
+//! witness generator on for every case, suite cases included, so an approximation nobody wrote
+//! an instance for still shows what it lets through, if a draw can show it.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -18,13 +18,12 @@ use schema_fidelity_translators::Translator;
 use schema_fidelity_translators::vocabulary::{self, BOOLEAN_SUBSCHEMAS};
 
 use super::anchor;
-use super::candidates::candidate_instances;
 use super::model::{self, RowKey, RowReport, WitnessReport};
 use crate::records::Record;
 use super::progress::Progress;
 use super::text::json_inline;
-use crate::corpus::{Case, Instance};
-use crate::oracle::{self, Env, Verdict};
+use crate::corpus::Case;
+use crate::oracle::{Env, Verdict};
 use crate::table::{self, Row, Table};
 
 /// How many case ids `explain` lists.
@@ -240,21 +239,12 @@ fn witness_line(w: &WitnessReport) -> String {
     )
 }
 
-/// Re-run the cases that use `row` on candidate instances of their schemas, and pick a witness.
+/// Re-run the cases that use `row` with the witness generator on for every case (suite cases
+/// included, which `cargo test` does not draw for), and pick a witness.
 fn generated_witness(table: &Table, row: &Row, translator: &dyn Translator, using: &[&Arc<Record>], env: &Env) -> Option<WitnessReport> {
-    let runs: Vec<Arc<Record>> = using
-        .iter()
-        .take(CASES_REGENERATED)
-        .filter_map(|run| {
-            let source = oracle::compile(&run.case.schema, env, run.case.assert_formats).ok()?;
-            let instances = candidate_instances(&run.case.schema)
-                .into_iter()
-                .enumerate()
-                .map(|(i, data)| Instance { description: format!("generated candidate {i}"), valid: source.is_valid(&data), data })
-                .collect();
-            let case = Arc::new(Case { instances, ..(*run.case).clone() });
-            Some(Arc::new(Record::make(table, translator, &case, &Env { name_rows: true, ..env.clone() })))
-        })
-        .collect();
+    let mut witness = env.witness.clone();
+    witness.scope = crate::witness::Scope::All;
+    let env = Env { name_rows: true, witness, ..env.clone() };
+    let runs: Vec<Arc<Record>> = using.iter().take(CASES_REGENERATED).map(|run| Arc::new(Record::make(table, translator, &run.case, &env))).collect();
     model::select_witness(table, row, &runs)
 }

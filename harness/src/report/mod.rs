@@ -20,7 +20,6 @@
 //! user's schema), [`explain`] (one row in words) and [`scaffold`] (a new table to fill in).
 
 pub mod anchor;
-pub mod candidates;
 pub mod check;
 pub mod compare;
 pub mod diff;

@@ -216,7 +216,7 @@ impl RowReport {
 pub use crate::records::{RowKey, key_of, rows_used};
 
 /// Run the oracle for one translator over `cases`, outside any run's store (for a view of a few
-/// cases, such as a test's or `explain`'s generated candidates).
+/// cases, such as a test's or `explain`'s re-runs).
 #[must_use]
 pub fn run_translator(table: &Table, translator: &dyn Translator, cases: &[Arc<Case>], env: &Env, progress: &Progress) -> Vec<Arc<Record>> {
     let env = &Env { name_rows: true, ..env.clone() };

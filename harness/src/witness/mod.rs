@@ -500,20 +500,31 @@ fn reproduce(settings: &Settings, sides: &Sides<'_>, seed: u64) -> String {
     command
 }
 
+/// `draws` source-side draws from `seed`, each with the source's verdict.
+fn draw_source(draws: usize, schema: &Value, source: &jsonschema::Validator, seed: u64) -> Vec<SourceDraw> {
+    let plan = Plan::new(schema);
+    let mut rng = source_stream(seed);
+    (0..draws)
+        .map(|i| {
+            let instance = draw(&plan, &mut rng, Pool::of(i));
+            let accepted = source.is_valid(&instance);
+            SourceDraw { instance, accepted }
+        })
+        .collect()
+}
+
+/// What the source-side draws of a case with id `case_id` are, counted: how many the source
+/// accepts, of how many (the same draws every trial of the case makes, from the same seed).
+#[must_use]
+pub fn source_draw_count(settings: &Settings, schema: &Value, source: &jsonschema::Validator, case_id: &str) -> (usize, usize) {
+    let seed = settings.seed.unwrap_or_else(|| case_seed(case_id));
+    let draws = draw_source(settings.draws, schema, source, seed);
+    (draws.iter().filter(|d| d.accepted).count(), draws.len())
+}
+
 /// The source-side draws of a case, made once and shared across translators.
 fn source_draws(settings: &Settings, sides: &Sides<'_>, seed: u64) -> Arc<SourceDraws> {
-    let make = || {
-        let plan = Plan::new(sides.source_schema);
-        let mut rng = source_stream(seed);
-        let draws = (0..settings.draws)
-            .map(|i| {
-                let instance = draw(&plan, &mut rng, Pool::of(i));
-                let accepted = sides.source.is_valid(&instance);
-                SourceDraw { instance, accepted }
-            })
-            .collect();
-        Arc::new(SourceDraws { schema: sides.source_schema.clone(), draws })
-    };
+    let make = || Arc::new(SourceDraws { schema: sides.source_schema.clone(), draws: draw_source(settings.draws, sides.source_schema, sides.source, seed) });
     let key = format!("{seed:x}:{}:{}", settings.draws, sides.case_id);
     let slot = {
         let mut entries = settings.cache.entries.lock().unwrap_or_else(PoisonError::into_inner);
