@@ -106,6 +106,10 @@ enum Command {
         /// Also list the skipped cases, each with its reason
         #[arg(short, long)]
         verbose: bool,
+        /// Also print the witness coverage of the own corpus: per keyword, the cases that use it and
+        /// the trials with a witness pinned on it in each direction, then the keywords with none
+        #[arg(long)]
+        coverage: bool,
     },
     /// Write reports/ (matrix.md, index.html, a page per translator, report.json), or compare it
     #[command(
@@ -239,7 +243,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Run { translators, verbose } => run(&translators, verbose),
+        Command::Run { translators, verbose, coverage } => run(&translators, verbose, coverage),
         Command::Report { check, diff } => match diff.as_deref() {
             Some([old]) => report_diff(old, None),
             Some([old, new]) => report_diff(old, Some(new)),
@@ -300,7 +304,7 @@ columns: compared  cases whose instances were compared: the projection agreed wi
          known     cases that reproduce a known violation the table marks, with its issue (not a failure)
          skipped   cases not run here (e.g. a suite case the validator gets wrong); --verbose lists them";
 
-fn run(wanted: &[String], verbose: bool) -> Result<u8, String> {
+fn run(wanted: &[String], verbose: bool, coverage: bool) -> Result<u8, String> {
     let loaded = Arc::new(trials::load(project()?, &Selection::All));
     let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
@@ -399,6 +403,9 @@ fn run(wanted: &[String], verbose: bool) -> Result<u8, String> {
         ok = false;
         let names: Vec<&str> = unavailable.iter().map(|(n, _)| *n).collect();
         println!("\n{} translator(s) unavailable here, so their contract was not run: {}", unavailable.len(), names.join(", "));
+    }
+    if coverage {
+        println!("\n{}", report::coverage::render(&report::coverage::coverage(&loaded.records.all())));
     }
     Ok(status(ok))
 }

@@ -21,6 +21,7 @@
 
 pub mod anchor;
 pub mod check;
+pub mod coverage;
 pub mod compare;
 pub mod diff;
 pub mod explain;
