@@ -66,6 +66,21 @@ fn corpus(old: &Value, new: &Value, out: &mut Vec<String>) {
     if o["suite"]["hash"] != n["suite"]["hash"] {
         out.push(format!("~ JSON-Schema-Test-Suite: {} -> {}", o["suite"]["hash"], n["suite"]["hash"]));
     }
+    // Case by case, when both reports list them (format 3 on).
+    if o["cases"].is_array() && n["cases"].is_array() {
+        let (oc, nc) = (list(o, "cases"), list(n, "cases"));
+        for c in nc.iter().filter(|c| !oc.contains(*c)) {
+            out.push(format!("+ case {c} added"));
+        }
+        for c in oc.iter().filter(|c| !nc.contains(*c)) {
+            out.push(format!("- case {c} removed"));
+        }
+    }
+}
+
+/// The strings of the array `v[key]`, as a set.
+fn list(v: &Value, key: &str) -> std::collections::BTreeSet<String> {
+    v[key].as_array().into_iter().flatten().filter_map(|c| c.as_str().map(str::to_owned)).collect()
 }
 
 fn translator(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
@@ -103,13 +118,21 @@ fn translator(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
                 out.push(format!("~ {name}: {field} {} -> {}", ot[field], nt[field]));
             }
         }
-        let cases = |t: &Value| -> Vec<String> { t["failed_cases"].as_array().into_iter().flatten().filter_map(|c| c.as_str().map(str::to_owned)).collect() };
-        let (of, nf) = (cases(ot), cases(nt));
-        for c in nf.iter().filter(|c| !of.contains(c)) {
+        let (of, nf) = (list(ot, "failed_cases"), list(nt, "failed_cases"));
+        for c in nf.iter().filter(|c| !of.contains(*c)) {
             out.push(format!("! {name}: {c} now fails"));
         }
-        for c in of.iter().filter(|c| !nf.contains(c)) {
+        for c in of.iter().filter(|c| !nf.contains(*c)) {
             out.push(format!("✓ {name}: {c} no longer fails"));
+        }
+        if ot["known_cases"].is_array() && nt["known_cases"].is_array() {
+            let (ok, nk) = (list(ot, "known_cases"), list(nt, "known_cases"));
+            for c in nk.iter().filter(|c| !ok.contains(*c)) {
+                out.push(format!("~ {name}: {c} now reproduces a known violation"));
+            }
+            for c in ok.iter().filter(|c| !nk.contains(*c)) {
+                out.push(format!("~ {name}: {c} no longer reproduces a known violation"));
+            }
         }
     }
 }
@@ -175,6 +198,20 @@ mod tests {
             ]
         );
         assert!(compare(&new, &new).is_empty());
+    }
+
+    #[test]
+    fn cases_added_and_known_violations_reproduced_are_listed_from_format_3() {
+        let at = |cases: &[&str], known: &[&str]| {
+            json!({
+                "corpus": {"own": {"hash": "a"}, "own_cases": cases.len(), "suite": null, "cases": cases},
+                "translators": [{"name": "t", "source": "s", "rows": [], "trials": {"passed": 0, "failed": 0, "known_violations": known.len(), "skipped": 0, "failed_cases": [], "known_cases": known, "skipped_cases": []}}]
+            })
+        };
+        let changes = compare(&at(&["c/a", "c/b"], &["c/a"]), &at(&["c/b", "c/c"], &["c/c"]));
+        assert!(changes.contains(&"+ case c/c added".to_owned()) && changes.contains(&"- case c/a removed".to_owned()), "{changes:?}");
+        assert!(changes.contains(&"~ t: c/c now reproduces a known violation".to_owned()), "{changes:?}");
+        assert!(changes.contains(&"~ t: c/a no longer reproduces a known violation".to_owned()), "{changes:?}");
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::records::Record;
 use crate::trials::{Loaded, Resolver};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Everything the reports show.
 #[derive(Debug, Clone, Serialize)]
@@ -66,6 +66,8 @@ pub struct Corpus {
     pub suite: Option<Suite>,
     /// Corpus files that did not load.
     pub errors: Vec<String>,
+    /// Every case run, by id, sorted.
+    pub cases: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -121,6 +123,10 @@ pub struct Trials {
     pub skipped: usize,
     /// The failing case ids, sorted.
     pub failed_cases: Vec<String>,
+    /// The cases that reproduce a known violation, sorted.
+    pub known_cases: Vec<String>,
+    /// The skipped cases, sorted. With the corpus's case list, these give every trial's verdict.
+    pub skipped_cases: Vec<String>,
 }
 
 /// One row of a table, with what the corpus showed about it.
@@ -349,11 +355,19 @@ fn tally(runs: &[Arc<Record>]) -> Trials {
                 t.failed += 1;
                 t.failed_cases.push(run.case.id.clone());
             }
-            Verdict::ExpectedFailure { .. } => t.known_violations += 1,
-            Verdict::Skip(_) => t.skipped += 1,
+            Verdict::ExpectedFailure { .. } => {
+                t.known_violations += 1;
+                t.known_cases.push(run.case.id.clone());
+            }
+            Verdict::Skip(_) => {
+                t.skipped += 1;
+                t.skipped_cases.push(run.case.id.clone());
+            }
         }
     }
     t.failed_cases.sort();
+    t.known_cases.sort();
+    t.skipped_cases.sort();
     t
 }
 
@@ -502,6 +516,11 @@ pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Resul
             own_cases,
             suite,
             errors: loaded.corpus_errors.iter().map(|e| format!("{}: {}", e.id, e.message)).collect(),
+            cases: {
+                let mut ids: Vec<String> = loaded.cases.iter().map(|c| c.id.clone()).collect();
+                ids.sort();
+                ids
+            },
         },
         translators,
     })
