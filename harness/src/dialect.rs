@@ -1,6 +1,6 @@
 //! Lifting projections written in another dialect to draft 2020-12, so that the differential check
 //! compares like with like. A dialect's *grammar* (what the provider accepts) is data: a meta-schema
-//! under `dispositions/grammars/`; this module only says what each construct of the dialect means.
+//! under `targets/grammars/`; this module only says what each construct of the dialect means.
 
 use schema_fidelity_translators::Dialect;
 use serde_json::{Map, Value};

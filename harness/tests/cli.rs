@@ -47,6 +47,7 @@ impl Scratch {
         let dir = std::env::temp_dir().join(format!("schema-fidelity-cli-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         copy_dir(&repo().join("corpus"), &dir.join("corpus"));
+        copy_dir(&repo().join("targets"), &dir.join("targets"));
         // Only the two reference tables: the expectations below must not move when a provider
         // table is added to the repository.
         std::fs::create_dir_all(dir.join("dispositions")).expect("create scratch dir");
@@ -341,10 +342,12 @@ fn line_of(text: &str, start: &str) -> usize {
 #[test]
 fn lint_finds_what_run_would_reject_with_file_and_line() {
     let s = Scratch::new("lint-runnable");
-    std::fs::create_dir_all(s.0.join("dispositions/grammars")).expect("dir");
-    // A grammar that is JSON but does not compile (a pattern that is not a regex).
-    s.write("dispositions/grammars/broken.json", r#"{"properties": {"pattern": {"pattern": "("}}}"#);
-    let grammar = identity_as(&s, "broken-grammar", "grammar: grammars/broken.json\n");
+    // A target whose grammar is JSON but does not compile (a pattern that is not a regex).
+    s.write("targets/grammars/broken.json", r#"{"properties": {"pattern": {"pattern": "("}}}"#);
+    let target = std::fs::read_to_string(s.0.join("targets/json-schema.yaml")).expect("target").replacen("target: json-schema", "target: broken", 1);
+    s.write("targets/broken.yaml", &format!("{target}grammar: {{ file: grammars/broken.json, source: here, read: 2026-11-29 }}\n"));
+    let grammar = identity_as(&s, "broken-grammar", "").replacen("target: json-schema", "target: broken", 1);
+    s.write("dispositions/broken-grammar.yaml", &grammar);
     // A `run:` program that does not exist, one that is not executable, a script that is missing.
     let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\n");
     std::fs::create_dir_all(s.0.join("adapters")).expect("dir");
@@ -362,7 +365,7 @@ fn lint_finds_what_run_would_reject_with_file_and_line() {
     let out = s.run(&["lint"]);
     assert_eq!(out.code, 1, "{}", out.all());
     let expect = |fragment: String| assert!(out.stdout.contains(&fragment), "`{fragment}` not in:\n{}", out.all());
-    expect(format!("dispositions/broken-grammar.yaml:{}: the grammar dispositions/grammars/broken.json does not compile", line_of(&grammar, "grammar:")));
+    expect(format!("dispositions/broken-grammar.yaml:{}: the grammar targets/grammars/broken.json of target `broken` does not compile", line_of(&grammar, "target:")));
     expect(format!("dispositions/missing-program.yaml:{}: the `run:` program `adapters/nowhere.sh` does not exist (paths are relative to the project root); install it with `make adapters`", line_of(&missing, "run:")));
     expect(format!("dispositions/not-executable.yaml:{}: the `run:` program `adapters/plain.sh` is not an executable file", line_of(&plain, "run:")));
     expect(format!("dispositions/missing-script.yaml:{}: the `run:` argument `adapters/gone.sh` names no file", line_of(&script, "run:")));

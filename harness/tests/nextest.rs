@@ -334,7 +334,8 @@ impl Copy {
         let walk = walkdir::WalkDir::new(&source).into_iter().filter_entry(|e| {
             let name = e.file_name().to_str().unwrap_or_default();
             // Target directories (cargo marks them with CACHEDIR.TAG, whatever their name).
-            !(e.file_type().is_dir() && (matches!(name, "target" | ".git" | "node_modules" | ".venv") || e.path().join("CACHEDIR.TAG").exists()))
+            // Installed packages are skipped whether they are folders or links to them.
+            !(matches!(name, "node_modules" | ".venv") || e.file_type().is_dir() && (matches!(name, "target" | ".git") || e.path().join("CACHEDIR.TAG").exists()))
         });
         for entry in walk {
             let entry = entry.map_err(|e| format!("copying the project: {e}"))?;

@@ -224,7 +224,7 @@ fn dropper_table() -> Table {
             "  const: { disposition: preserved }",
             "  const: { disposition: preserved, known_violation: { issue: \"demo#1\", direction: widening } }",
         );
-    let (table, errors) = table::parse(&text, Path::new("dispositions/dropper.yaml"), Path::new("dispositions"));
+    let (table, errors) = table::parse(&text, Path::new("dispositions/dropper.yaml"), &trials::workspace_root().join("dispositions"));
     assert!(errors.is_empty(), "{errors:?}");
     table.expect("the dropper table parses")
 }
@@ -297,7 +297,7 @@ fn a_declared_widening_does_not_excuse_an_undeclared_one_in_the_same_case() {
     let text = text
         .replace("translator: identity", "translator: dropper")
         .replace("  pattern: { disposition: preserved }", "  pattern: { disposition: approximated, direction: widening, to: dropped, note: \"dropped\" }");
-    let (table, errors) = table::parse(&text, Path::new("dispositions/dropper.yaml"), Path::new("dispositions"));
+    let (table, errors) = table::parse(&text, Path::new("dispositions/dropper.yaml"), &trials::workspace_root().join("dispositions"));
     assert!(errors.is_empty(), "{errors:?}");
     let table = table.expect("parses");
     let both = demo_cases().into_iter().find(|c| c.id.ends_with("::both")).expect("both case");

@@ -199,11 +199,49 @@ fn a_misspelled_field_gets_the_nearest_right_one() {
 }
 
 #[test]
-fn a_grammar_outside_the_tables_or_not_a_file_is_refused_with_its_line() {
-    for (grammar, says) in [("/dev/zero", "outside dispositions/"), ("../Cargo.toml", "outside dispositions/"), ("grammars", "not a regular file")] {
-        let text = identity_text().replacen("keywords:\n", &format!("grammar: {grammar}\nkeywords:\n"), 1);
-        let errors = lint(&text, "identity");
+fn a_grammar_outside_the_targets_or_not_a_file_is_refused_with_its_line() {
+    let dir = trials::workspace_root().join("targets");
+    let base = std::fs::read_to_string(dir.join("json-schema.yaml")).expect("json-schema target");
+    for (grammar, says) in [("/dev/zero", "outside targets"), ("../Cargo.toml", "outside targets"), ("grammars", "not a regular file")] {
+        let text = base.replacen("recursion:", &format!("grammar: {{ file: {grammar}, source: here, read: 2026-11-29 }}\nrecursion:"), 1);
+        let errors = schema_fidelity::target::parse(&text, Path::new("targets/json-schema.yaml"), &dir).expect_err("refused");
         let line = text.lines().position(|l| l.starts_with("grammar:")).expect("inserted") as u64 + 1;
         assert!(errors.iter().any(|e| e.line == Some(line) && e.message.contains(says)), "{grammar}: {errors:?}");
+    }
+}
+
+#[test]
+fn a_table_names_a_target_inside_targets() {
+    let text = identity_text();
+    let line = text.lines().position(|l| l.starts_with("target:")).expect("identity names a target") as u64 + 1;
+    for (target, says) in [("../dispositions/identity", "is not a target name"), ("/etc/passwd", "is not a target name"), ("openai-stric", "did you mean `openai-strict`?")] {
+        let errors = lint(&text.replacen("target: json-schema", &format!("target: \"{target}\""), 1), "identity");
+        assert!(errors.iter().any(|e| e.line == Some(line) && e.message.contains(says)), "{target}: {errors:?}");
+    }
+    let errors = lint(&text.replacen("target: json-schema\n", "", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.starts_with("no `target:`")), "{errors:?}");
+    let external = text.replacen("target: json-schema\n", "run: [node, adapter.mjs]\n", 1);
+    assert!(lint(&external, "identity").iter().any(|e| e.message.contains("an external translator must name one")));
+}
+
+#[test]
+fn a_provider_rule_in_a_table_belongs_to_its_target() {
+    for (rule, key) in [("dialect: json-schema", "dialect"), ("grammar: grammars/gemini.json", "grammar"), ("requires_object_root: true", "requires_object_root"), ("recursion: none", "recursion"), ("limits: {}", "limits")] {
+        let text = identity_text().replacen("keywords:\n", &format!("{rule}\nkeywords:\n"), 1);
+        let line = text.lines().position(|l| l.starts_with(key)).expect("inserted") as u64 + 1;
+        let errors = lint(&text, "identity");
+        assert!(errors.iter().any(|e| e.line == Some(line) && e.message.contains("belongs to the target")), "{rule}: {errors:?}");
+    }
+}
+
+#[test]
+fn the_external_tables_are_checked_against_their_targets() {
+    let p = project();
+    for (table, target) in [("pydantic-ai-google", "gemini-json-schema"), ("mastra-openai-strict", "openai-strict")] {
+        let path = p.dispositions_dir().join(format!("{table}.yaml"));
+        let (t, _) = table::load_lenient(&path, p.relative(&path), &p.dispositions_dir());
+        let t = t.expect("loads");
+        assert_eq!(t.target.as_ref().map(|t| t.name.as_str()), Some(target));
+        assert!(t.grammar.is_some() && t.requires_object_root, "{table} gets its target's grammar and object-root rule");
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! CCA forwards a Claude tool's schema only when it holds no `nullable`, no `type` list, no
 //! `type: "null"` and no `anyOf`/`oneOf`/`allOf` (the seed's CONSTRAINTS.md §3.5 "residual
-//! incompatibility gate"; `dispositions/grammars/cca-claude.json` is that gate as data). The
+//! incompatibility gate"; `targets/grammars/cca-claude.json` is that gate as data). The
 //! reference implementation (oh-my-pi `normalizeSchemaForCCA`) got there by collapsing unions to
 //! their first member (D4), overwriting a parent's `type` (D2), dropping `null` from required
 //! properties (D5), and replacing the whole tool with `{type: object, properties: {}}` for any

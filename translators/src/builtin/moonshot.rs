@@ -3,7 +3,7 @@
 //! Moonshot checks every tool schema with its validator *walle* before generation and answers
 //! `tools.function.parameters is not a valid moonshot flavored json schema` for what it rejects.
 //! walle walks only the root, `properties` values, `items`, `additionalProperties`, `anyOf` items
-//! and the root's `$defs`; at those positions (see `dispositions/grammars/moonshot.json`):
+//! and the root's `$defs`; at those positions (see `targets/grammars/moonshot.json`):
 //!
 //! - every subschema is an object (no `true`/`false`) that declares `type`, or is an `anyOf` or a
 //!   `$ref`; `type` never stands beside `anyOf`/`$ref`, and beside them only `description`/`title`

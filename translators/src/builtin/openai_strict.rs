@@ -3,7 +3,7 @@
 //! Strict mode constrains decoding to a subset of JSON Schema: every node is typed (or an `anyOf`,
 //! or a bare `$ref`), every object is closed (`additionalProperties: false`) and lists every
 //! property in `required`, and `allOf`, `not`, conditionals and `dependent*` are rejected. The
-//! subset is written down as data in `dispositions/grammars/openai-strict.json`; this translator
+//! subset is written down as data in `targets/grammars/openai-strict.json`; this translator
 //! rewrites a draft 2020-12 source into it and, where it cannot say the same thing, says so in a
 //! named direction or refuses. The choices, keyword by keyword, are the rows of
 //! `dispositions/openai-strict.yaml`; in short:
