@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 use schema_fidelity_translators::root;
 use schema_fidelity_translators::walk::{self, Occurrence};
-use schema_fidelity_translators::{Dialect, Outcome, Projection, Refusal, Translator};
+use schema_fidelity_translators::{Cites, Dialect, Outcome, Projection, Refusal, Translator};
 use serde_json::Value;
 
 use crate::attribution::{Bounds, Culprit};
@@ -263,6 +263,41 @@ fn settle(verdict: Verdict, marked: Vec<(Failure, Vec<String>)>) -> Verdict {
     Verdict::ExpectedFailure { message, failure, known }
 }
 
+/// A refusal citing a limit passes only when the table declares it (the target's `limits:` or the
+/// translator's `bounds:`) with the value the refusal gives, and the source exceeds it by the
+/// oracle's own count. A bound the oracle cannot count carries a `known_violation`: refusing on
+/// it is a known narrowing.
+fn limit_refusal(ctx: &Context<'_>, refusal: &Refusal, limit: &str, measured: u64, value: u64) -> Verdict {
+    let table = ctx.table;
+    let refused = || Verdict::Pass(Summary { refused: true, rows: row_ids(ctx), ..Summary::default() });
+    let unexpected = |why: String| ctx.fail(FailureKind::UnexpectedRefusal(refusal.clone()), &format!("the translator {refusal}, but {why}"));
+    let Some(declared) = table.limit(limit) else {
+        return unexpected(format!("neither target `{}` (`limits:`) nor the table (`bounds:`) declares a limit `{limit}`", target_name(table)));
+    };
+    if declared.value != value {
+        return unexpected(format!("`{limit}` is declared with the value {}, not {value}", declared.value));
+    }
+    if measured <= value {
+        return unexpected(format!("its own count {measured} does not exceed {value}"));
+    }
+    if let Some(k) = &declared.known_violation {
+        let id = format!("{} bound `{limit}`", table.file.display());
+        let Verdict::Fail(failure) = ctx.fail(FailureKind::UnexpectedRefusal(refusal.clone()), &format!("the translator {refusal}: a bound the oracle cannot count"))
+        else {
+            unreachable!("Context::fail returns Verdict::Fail")
+        };
+        return Verdict::ExpectedFailure { message: format!("known violation reproduced: {id} ({}, narrowing)", k.issue), failure, known: vec![id] };
+    }
+    let counted = crate::measure::measure(&ctx.case.schema, declared.counts);
+    if counted <= value {
+        return ctx.fail(
+            FailureKind::LimitNotExceeded { limit: limit.to_owned(), measured: counted, value },
+            &format!("the translator {refusal}, but the source does not exceed it: {counted} ({}) where {value} is allowed", declared.counts),
+        );
+    }
+    refused()
+}
+
 fn target_name(table: &Table) -> &str {
     table.target.as_ref().map_or("(none)", |t| t.name.as_str())
 }
@@ -344,26 +379,19 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
     };
     let projection = match outcome {
         Outcome::Refused(refusal) => {
-            if let Some(limit) = refusal.keyword.strip_prefix(crate::table::LIMIT_PREFIX) {
-                // A documented limit may stop any schema; the table must declare it.
-                if table.limit(limit).is_some() {
-                    return Verdict::Pass(Summary { refused: true, rows: row_ids(&ctx), ..Summary::default() });
-                }
-                return ctx.fail(
-                    FailureKind::UnexpectedRefusal(refusal.clone()),
-                    &format!("the translator {refusal}, but the table declares no limit `{limit}` under `limits:`"),
-                );
+            if let Cites::Limit { limit, measured, value } = &refusal.cites {
+                return limit_refusal(&ctx, &refusal, limit, *measured, *value);
             }
+            let (keyword, pointer) = (refusal.keyword(), refusal.pointer());
             // A boolean root has no keyword but itself: `true`/`false` cites the root.
-            let cites_boolean_root = case.schema.as_bool().is_some_and(|b| refusal.keyword == b.to_string());
-            let cites_root =
-                root_may_be_refused && refusal.pointer.is_empty() && (refusal.keyword == "type" || case.schema.get(&refusal.keyword).is_some() || cites_boolean_root);
+            let cites_boolean_root = case.schema.as_bool().is_some_and(|b| keyword == b.to_string());
+            let cites_root = root_may_be_refused && pointer.is_empty() && (keyword == "type" || case.schema.get(keyword).is_some() || cites_boolean_root);
             if !must_refuse && !cites_root {
                 let what = format!("the translator {refusal}, but no row present is refused: a refusal must cite a refused row");
-                let cited = |o: &Occurrence<'_>| o.keyword == refusal.keyword && o.pointer == refusal.pointer;
+                let cited = |o: &Occurrence<'_>| o.keyword == keyword && o.pointer == pointer;
                 return ctx.unusable(FailureKind::UnexpectedRefusal(refusal.clone()), &what, cited);
             }
-            let cites_row = refused_rows.iter().any(|(o, _)| o.keyword == refusal.keyword && o.pointer == refusal.pointer);
+            let cites_row = refused_rows.iter().any(|(o, _)| o.keyword == keyword && o.pointer == pointer);
             if cites_root || cites_row {
                 return Verdict::Pass(Summary { refused: true, rows: row_ids(&ctx), ..Summary::default() });
             }
@@ -887,5 +915,92 @@ mod tests {
         let c = case(json!({"type": "object"}), &[(json!({}), true)]);
         let refuse = Fixed(Outcome::Refused(Refusal::new("type", "", "no")));
         assert!(matches!(check(&table(), &refuse, &c, &Env::default()).failure().map(|f| &f.kind), Some(FailureKind::UnexpectedRefusal(_))));
+    }
+
+    fn load(name: &str) -> Table {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let path = root.join(format!("dispositions/{name}.yaml"));
+        crate::table::load(&path, &path, &root.join("dispositions")).expect("the table loads")
+    }
+
+    fn nested_objects(levels: usize) -> Value {
+        let mut v = json!({"type": "string"});
+        for i in (1..=levels).rev() {
+            v = json!({"type": "object", "properties": {format!("l{i}"): v}, "required": [format!("l{i}")], "additionalProperties": false});
+        }
+        v
+    }
+
+    /// A translator that refuses every schema citing `limit:max-depth` fails on a small schema:
+    /// the oracle counts the source itself.
+    #[test]
+    fn a_limit_refusal_passes_only_when_the_source_exceeds_the_limit() {
+        let table = load("openai-strict");
+        let small = case(json!({"type": "object", "properties": {"a": {"type": "string"}}}), &[(json!({"a": "x"}), true)]);
+        let liar = Fixed(Outcome::Refused(Refusal::limit("max-depth", 11, 10, "too deep")));
+        let verdict = check(&table, &liar, &small, &Env::default());
+        assert_eq!(verdict.failure().map(|f| f.kind.clone()), Some(FailureKind::LimitNotExceeded { limit: "max-depth".to_owned(), measured: 1, value: 10 }));
+        // The same refusal of a schema 11 object levels deep is right.
+        let deep = case(nested_objects(11), &[]);
+        assert!(matches!(check(&table, &liar, &deep, &Env::default()), Verdict::Pass(Summary { refused: true, .. })));
+        // A wrong value, a count that does not exceed it, and a limit nobody declares all fail.
+        for (refusal, says) in [
+            (Refusal::limit("max-depth", 11, 5, "x"), "declared with the value 10, not 5"),
+            (Refusal::limit("max-depth", 10, 10, "x"), "its own count 10 does not exceed 10"),
+            (Refusal::limit("max-nesting", 200, 128, "x"), "declares a limit `max-nesting`"),
+        ] {
+            let verdict = check(&table, &Fixed(Outcome::Refused(refusal)), &deep, &Env::default());
+            let failure = verdict.failure().expect("fails");
+            assert!(matches!(failure.kind, FailureKind::UnexpectedRefusal(_)) && failure.message.contains(says), "{}", failure.message);
+        }
+    }
+
+    /// A bound the oracle cannot count (openai-strict's merge budget) is a known narrowing, not a
+    /// pass.
+    #[test]
+    fn a_bound_without_a_count_is_a_known_narrowing() {
+        let table = load("openai-strict");
+        let small = case(json!({"type": "object"}), &[(json!({}), true)]);
+        let merge = Fixed(Outcome::Refused(Refusal::limit("merge-budget", 4097, 4096, "budget")));
+        assert!(matches!(check(&table, &merge, &small, &Env::default()), Verdict::ExpectedFailure { .. }));
+    }
+
+    /// A projection over a limit of its target fails, whatever the translator's table says.
+    #[test]
+    fn a_projection_over_a_target_limit_fails() {
+        let table = load("openai-strict");
+        let schema = nested_objects(11);
+        let c = case(schema.clone(), &[]);
+        let sender = Fixed(Outcome::Projected(Projection { schema, dialect: Dialect::JsonSchema, codec: Default::default(), strict: Some(true) }));
+        let verdict = check(&table, &sender, &c, &Env::default());
+        assert_eq!(verdict.failure().map(|f| f.kind.clone()), Some(FailureKind::LimitExceeded(vec!["max-depth".to_owned()])));
+    }
+
+    /// Grammar errors are pinned on the projection keyword at fault, through the grammar's unions.
+    #[test]
+    fn grammar_offences_name_the_keyword_at_fault() {
+        let table = load("openai-strict");
+        let (_, grammar) = table.grammar.clone().expect("openai-strict has a grammar");
+        let projection = json!({"type": "object", "$comment": "c", "properties": {"a": {"type": "string", "not": {"type": "integer"}}}, "required": ["a"], "additionalProperties": false});
+        let offences = grammar_offences(&grammar, &projection).expect("compiles");
+        let keywords: BTreeSet<&str> = offences.iter().map(|o| o.keyword.as_str()).collect();
+        assert!(keywords.contains("$comment") && keywords.contains("not"), "{offences:?}");
+        assert!(!keywords.contains("type") && !keywords.contains("properties"), "only what is at fault: {offences:?}");
+    }
+
+    /// A `target_violations` mark covers only the keywords it lists.
+    #[test]
+    fn a_grammar_mark_covers_only_its_keywords() {
+        let table = load("mastra-openai-strict");
+        let c = case(json!({"type": "object", "properties": {"a": {"type": "string"}}}), &[(json!({"a": "x"}), true)]);
+        let projection = |schema: Value| Fixed(Outcome::Projected(Projection { schema, dialect: Dialect::JsonSchema, codec: Default::default(), strict: Some(true) }));
+        // `$comment` is listed in the mark: known.
+        let listed = projection(json!({"type": "object", "$comment": "c", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}));
+        assert!(matches!(check(&table, &listed, &c, &Env::default()), Verdict::ExpectedFailure { .. }));
+        // `not` is not: a failure naming it.
+        let unlisted = projection(json!({"type": "object", "properties": {"a": {"type": "string", "not": {"const": "y"}}}, "required": ["a"], "additionalProperties": false}));
+        let verdict = check(&table, &unlisted, &c, &Env::default());
+        let failure = verdict.failure().expect("fails");
+        assert!(matches!(verdict, Verdict::Fail(_)) && failure.message.contains("does not list not"), "{}", failure.message);
     }
 }

@@ -271,9 +271,6 @@ pub struct Table {
 
 pub use crate::target::Limit;
 
-/// The prefix a refusal's `keyword` takes when it cites a limit rather than a keyword.
-pub const LIMIT_PREFIX: &str = "limit:";
-
 /// The target a table names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetRef {

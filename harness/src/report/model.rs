@@ -344,8 +344,8 @@ fn select_refusal(translator: &dyn Translator, row: &Row, runs: &[CaseRun]) -> O
     runs.iter()
         .filter(|r| r.rows.contains(&key) && matches!(&r.verdict, Verdict::Pass(s) if s.refused))
         .find_map(|run| match translator.translate(&run.case.schema) {
-            Outcome::Refused(refusal) if refusal.keyword == row.id.keyword => {
-                Some(RefusalReport { case: run.case.id.clone(), pointer: refusal.pointer, message: refusal.message })
+            Outcome::Refused(refusal) if refusal.keyword() == row.id.keyword => {
+                Some(RefusalReport { case: run.case.id.clone(), pointer: refusal.pointer().to_owned(), message: refusal.message })
             }
             _ => None,
         })
