@@ -380,6 +380,12 @@ struct TableFile {
     extensions: BTreeMap<String, Spanned<RowFile>>,
 }
 
+/// Extensions some target interprets (`nullable` in Gemini's proto and OpenAPI 3.0, `discriminator`,
+/// Gemini's `propertyOrdering` and `example`, Google's `x-google-*`, draft-07's `additionalItems`,
+/// `dependencies` and `definitions`): every table gives each an explicit row, never a glob's.
+pub const INTERPRETED_EXTENSIONS: &[&str] =
+    &["nullable", "discriminator", "propertyOrdering", "example", "x-google-*", "additionalItems", "dependencies", "definitions"];
+
 /// A mark that the translator is known to break one of its target's rules.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -580,6 +586,24 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     for k in DRAFT_2020_12.iter().map(|k| k.name).chain(BOOLEAN_SUBSCHEMAS.iter().copied()) {
         if !file.keywords.contains_key(k) {
             errors.push(err(None, format!("no row for keyword `{k}`: every draft 2020-12 keyword needs a disposition")));
+        }
+    }
+    let extensions_line = crate::target::key_line(text, "extensions");
+    for name in INTERPRETED_EXTENSIONS {
+        if !file.extensions.contains_key(*name) {
+            errors.push(err(
+                extensions_line,
+                format!("no row for extension `{name}`: some target interprets it, so every table says what its translator does with it (a `*` glob may cover only pure annotations)"),
+            ));
+        }
+    }
+    for (pattern, row) in file.extensions.iter().filter(|(p, _)| p.ends_with('*') && !INTERPRETED_EXTENSIONS.contains(&p.as_str())) {
+        let r = &row.value;
+        if r.disposition != Some(DispositionName::Preserved) || r.at_root.is_some() || !r.forms.is_empty() {
+            errors.push(err(
+                Some(row.referenced.line()),
+                format!("the glob `{pattern}` may cover only pure annotations, which change no acceptance: it is `preserved` (give an extension the translator interprets a row of its own)"),
+            ));
         }
     }
 

@@ -245,3 +245,29 @@ fn the_external_tables_are_checked_against_their_targets() {
         assert!(t.grammar.is_some() && t.requires_object_root, "{table} gets its target's grammar and object-root rule");
     }
 }
+
+#[test]
+fn extensions_some_target_interprets_have_rows_of_their_own() {
+    let text = identity_text();
+    for name in schema_fidelity::table::INTERPRETED_EXTENSIONS {
+        let line = text.lines().find(|l| l.starts_with(&format!("  {name}:")) || l.starts_with(&format!("  \"{name}\":"))).expect("identity has the row");
+        let errors = lint(&text.replacen(&format!("{line}\n"), "", 1), "identity");
+        assert!(errors.iter().any(|e| e.message.starts_with(&format!("no row for extension `{name}`"))), "{name}: {errors:?}");
+    }
+    // A glob that is not `preserved` would interpret what it covers.
+    let star = text.lines().find(|l| l.starts_with("  \"*\":")).expect("identity has a `*` row");
+    let errors = lint(&text.replacen(star, "  \"*\": { disposition: approximated, direction: widening, to: dropped }", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.contains("may cover only pure annotations")), "{errors:?}");
+}
+
+#[test]
+fn placeholders_are_rejected() {
+    let text = identity_text();
+    let errors = lint(&text.replacen("  minimum: { disposition: preserved }", "  minimum: { disposition: preserved, note: \"TODO\" }", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.contains("`minimum`: the `note` is a TODO")), "{errors:?}");
+    let errors = lint(&text.replacen("  minimum: { disposition: preserved }", "  minimum: { disposition: preserved, issues: [\"TODO\"] }", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.contains("is a placeholder")), "{errors:?}");
+    let source = text.lines().find(|l| l.starts_with("source:")).expect("a source line");
+    let errors = lint(&text.replacen(source, "source: \"TODO: where the translator was read\"", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.starts_with("`source:` is a placeholder")), "{errors:?}");
+}
