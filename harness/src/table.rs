@@ -734,6 +734,35 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         errors.push(err(None, "`run:` needs a program and its arguments, e.g. `[node, translators/external/node/adapter.mjs]`".to_owned()));
     }
 
+    // Marks that point into TRACKING.md must point at an entry that exists.
+    let root = dispositions_dir.parent().unwrap_or(dispositions_dir);
+    let mut tracked: Vec<(u64, &str)> = Vec::new();
+    for e in keywords.values().chain(extensions.iter().map(|(_, e)| e)) {
+        for r in e.base.iter().chain(e.at_root.iter()).chain(e.forms.values()) {
+            if let Some(k) = &r.known_violation {
+                tracked.push((r.id.line, k.issue.as_str()));
+            }
+        }
+    }
+    for b in file.bounds.values() {
+        if let Some(k) = &b.value.known_violation {
+            tracked.push((b.referenced.line(), k.issue.as_str()));
+        }
+    }
+    for v in target_violations.values() {
+        tracked.push((v.line, v.issue.as_str()));
+    }
+    if tracked.iter().any(|(_, i)| matches!(issue_ref(i), Some(IssueRef::Tracking(_)))) {
+        let anchors = tracking_anchors(root);
+        for (line, issue) in tracked {
+            if let Some(IssueRef::Tracking(anchor)) = issue_ref(issue)
+                && !anchors.contains(&anchor)
+            {
+                errors.push(err(Some(line), format!("`known_violation` issue `TRACKING.md#{anchor}`: TRACKING.md has no entry `## {anchor}`")));
+            }
+        }
+    }
+
     errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
     let table = Table {
         translator: file.translator,
@@ -886,13 +915,51 @@ pub fn is_placeholder(text: &str) -> bool {
     t.is_empty() || t.contains("TODO")
 }
 
-/// A `known_violation`'s issue must name one: `owner/repo#N`, `repo#N` or a URL.
+/// Where an issue reference points: `owner/repo#N`, `repo#N`, a URL, or an entry of the project's
+/// `TRACKING.md` (`TRACKING.md#sf-N`, for a violation not filed upstream yet). Text may follow
+/// (`opencode#1585 (the cycle rule)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IssueRef {
+    Upstream,
+    Tracking(String),
+}
+
+/// The reference at the start of `issue`, if it starts with one.
+#[must_use]
+pub fn issue_ref(issue: &str) -> Option<IssueRef> {
+    let token = issue.split_whitespace().next().unwrap_or_default();
+    if let Some(anchor) = token.strip_prefix("TRACKING.md#") {
+        let n = anchor.strip_prefix("sf-")?;
+        return (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| IssueRef::Tracking(anchor.to_owned()));
+    }
+    if token.starts_with("https://") || token.starts_with("http://") {
+        return Some(IssueRef::Upstream);
+    }
+    let (repo, number) = token.split_once('#')?;
+    let name_ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    let repo_ok = match repo.split_once('/') {
+        Some((owner, name)) => name_ok(owner) && name_ok(name),
+        None => name_ok(repo),
+    };
+    (repo_ok && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some(IssueRef::Upstream)
+}
+
+/// A `known_violation`'s issue must name one: `owner/repo#N`, `repo#N`, a URL, or
+/// `TRACKING.md#sf-N`; a placeholder (`schema-fidelity: untracked`, a `TODO`) tracks nothing.
 fn check_issue(issue: &str, fail: &mut dyn FnMut(String)) {
     if issue.trim().is_empty() {
         fail("`known_violation` needs an `issue`".to_owned());
-    } else if is_placeholder(issue) {
-        fail(format!("`known_violation` issue `{issue}` is a placeholder: file the issue and name it (`owner/repo#N`, `repo#N` or a URL)"));
+    } else if is_placeholder(issue) || issue.contains("untracked") {
+        fail(format!("`known_violation` issue `{issue}` is a placeholder: name the upstream issue (`owner/repo#N`, `repo#N`, a URL) or an entry of TRACKING.md (`TRACKING.md#sf-N`)"));
+    } else if issue_ref(issue).is_none() {
+        fail(format!("`known_violation` issue `{issue}` names no issue: start it with `owner/repo#N`, `repo#N`, a URL or `TRACKING.md#sf-N`"));
     }
+}
+
+/// The `sf-N` anchors of the project's TRACKING.md (its `## sf-N` headings).
+fn tracking_anchors(root: &Path) -> std::collections::BTreeSet<String> {
+    let text = crate::target::read_inside(root, "TRACKING.md", "TRACKING.md lives at the project root").unwrap_or_default();
+    text.lines().filter_map(|l| l.strip_prefix("## ")).map(|h| h.trim().to_owned()).filter(|h| h.starts_with("sf-")).collect()
 }
 
 /// The YAML reader's message, said in the table's terms: a duplicated row names the keyword and

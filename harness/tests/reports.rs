@@ -158,6 +158,11 @@ fn every_matrix_link_lands_on_an_anchor_and_every_row_has_one() {
             let is_name = |c: char| c.is_ascii_alphanumeric() || c == '-';
             let page_start = text[..at].rfind(|c: char| !is_name(c)).map_or(0, |i| i + 1);
             let page = &text[page_start..at];
+            // Marks cite their tracking entry as `TRACKING.md#sf-N`: text about a project file, not a
+            // link between report pages.
+            if page == "TRACKING" {
+                continue;
+            }
             let anchor: String = text[at + 4..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
             let target = files.get(&format!("{page}.md")).unwrap_or_else(|| panic!("{source} links to {page}.md, which is not generated"));
             assert!(anchors_of(target).contains(&anchor), "{source} links to {page}.md#{anchor}, which that page does not define");

@@ -271,3 +271,24 @@ fn placeholders_are_rejected() {
     let errors = lint(&text.replacen(source, "source: \"TODO: where the translator was read\"", 1), "identity");
     assert!(errors.iter().any(|e| e.message.starts_with("`source:` is a placeholder")), "{errors:?}");
 }
+
+#[test]
+fn a_known_violation_names_a_real_issue() {
+    let text = identity_text();
+    let with = |issue: &str| {
+        let row = format!("  minimum: {{ disposition: preserved, known_violation: {{ issue: \"{issue}\", direction: narrowing, witness: w }} }}");
+        lint(&text.replacen("  minimum: { disposition: preserved }", &row, 1), "identity")
+    };
+    for (issue, says) in [
+        ("schema-fidelity: untracked", "is a placeholder"),
+        ("schema-fidelity: untracked (found later)", "is a placeholder"),
+        ("somebody should file this", "names no issue"),
+        ("TRACKING.md#sf-99999", "TRACKING.md has no entry `## sf-99999`"),
+    ] {
+        let errors = with(issue);
+        assert!(errors.iter().any(|e| e.message.contains(says)), "{issue}: {errors:?}");
+    }
+    for issue in ["opencode#1585", "pydantic/pydantic-ai#123 (the cycle rule)", "https://github.com/o/r/issues/1", "TRACKING.md#sf-1"] {
+        assert!(with(issue).is_empty(), "{issue}: {:?}", with(issue));
+    }
+}
