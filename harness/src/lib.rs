@@ -13,6 +13,7 @@
 //! - [`table`]: loading and linting tables; row lookup.
 //! - [`target`]: provider surfaces (`targets/<name>.yaml`): dialect, grammar, recursion, object root, limits.
 //! - [`measure`]: what a limit counts, measured on source and projection.
+//! - [`schemas`]: the JSON Schemas of tables, targets and corpus files, used by the lint.
 //! - [`corpus`]: own cases and the JSON-Schema-Test-Suite.
 //! - [`oracle`]: the per-trial check.
 //! - [`codec`]: applying a projection's instance mapping.
@@ -40,6 +41,7 @@ pub mod project;
 pub mod recursion;
 pub mod report;
 pub mod retrieve;
+pub mod schemas;
 pub mod table;
 pub mod target;
 pub mod terminal;

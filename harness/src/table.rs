@@ -565,7 +565,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
 
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
     if file.translator != stem {
-        errors.push(err(Some(1), format!("`translator: {}` does not match the file name `{stem}.yaml`", file.translator)));
+        errors.push(err(crate::target::key_line(text, "translator"), format!("`translator: {}` does not match the file name `{stem}.yaml`", file.translator)));
     }
 
     let mut keywords = BTreeMap::new();
@@ -646,7 +646,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     let target = match &file.target {
         None => {
             let must = if file.run.is_some() { " (an external translator must name one)" } else { "" };
-            errors.push(err(Some(1), format!("no `target:`: name the provider surface the translator aims at, one of targets/*.yaml{must}")));
+            errors.push(err(crate::target::key_line(text, "translator"), format!("no `target:`: name the provider surface the translator aims at, one of targets/*.yaml{must}")));
             None
         }
         Some(name) => match crate::target::load(&targets_dir, name) {
@@ -732,6 +732,16 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
 
     if file.run.as_ref().is_some_and(|r| r.first().is_none_or(String::is_empty)) {
         errors.push(err(None, "`run:` needs a program and its arguments, e.g. `[node, translators/external/node/adapter.mjs]`".to_owned()));
+    }
+
+    // The format as a JSON Schema (schemas/table.schema.json, what editors read): checked last, for
+    // what the checks above do not say better.
+    if errors.is_empty()
+        && let Ok(value) = crate::yaml::from_str::<Value>(text)
+    {
+        for (line, message) in crate::schemas::check(crate::schemas::Format::Table, text, &value) {
+            errors.push(err(line, message));
+        }
     }
 
     // Marks that point into TRACKING.md must point at an entry that exists.

@@ -249,6 +249,12 @@ pub fn parse(text: &str, shown: &Path, targets_dir: &Path) -> Result<Target, Vec
             }
         }
     });
+    // The format as a JSON Schema (schemas/target.schema.json, what editors read).
+    if errors.is_empty()
+        && let Ok(value) = crate::yaml::from_str::<Value>(text)
+    {
+        errors.extend(crate::schemas::check(crate::schemas::Format::Target, text, &value).into_iter().map(|(line, m)| err(line, m)));
+    }
     if !errors.is_empty() {
         errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
         return Err(errors);

@@ -292,3 +292,44 @@ fn a_known_violation_names_a_real_issue() {
         assert!(with(issue).is_empty(), "{issue}: {:?}", with(issue));
     }
 }
+
+#[test]
+fn every_table_target_and_corpus_file_names_its_schema_and_satisfies_it() {
+    use schema_fidelity::schemas::{self, Format};
+    let root = trials::workspace_root();
+    let mut files: Vec<(PathBuf, Format)> = Vec::new();
+    for (dir, format) in [("dispositions", Format::Table), ("targets", Format::Target)] {
+        for e in std::fs::read_dir(root.join(dir)).expect("dir").flatten() {
+            if e.path().extension().is_some_and(|x| x == "yaml") {
+                files.push((e.path(), format));
+            }
+        }
+    }
+    for e in walkdir::WalkDir::new(root.join("corpus")).into_iter().flatten() {
+        if e.path().extension().is_some_and(|x| x == "yaml") {
+            files.push((e.path().to_owned(), Format::Corpus));
+        }
+    }
+    assert!(files.len() > 60, "{} files", files.len());
+    for (path, format) in files {
+        let text = std::fs::read_to_string(&path).expect("read");
+        let first = text.lines().next().unwrap_or_default();
+        let named = first.strip_prefix("# yaml-language-server: $schema=").map(|rel| path.parent().expect("dir").join(rel));
+        let expected = root.join(format.path());
+        assert!(named.is_some_and(|n| n.canonicalize().ok() == expected.canonicalize().ok()), "{}: the first line names {}", path.display(), format.path());
+        let value: serde_json::Value = schema_fidelity::yaml::from_str(&text).expect("YAML");
+        let found = schemas::check(format, &text, &value);
+        assert!(found.is_empty(), "{}: {found:?}", path.display());
+    }
+}
+
+#[test]
+fn the_lint_holds_corpus_files_to_their_schema_with_a_line() {
+    let dir = std::env::temp_dir().join(format!("schema-fidelity-corpus-schema-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("bad.yaml");
+    std::fs::write(&path, "cases:\n  - name: n\n    description: d\n    schema: 5\n    instances: []\n").expect("write");
+    let e = schema_fidelity::corpus::load_own_file("bad.yaml", &path).expect_err("a number is no schema");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(e.message.contains("schemas/corpus.schema.json at `/cases/0/schema`") && e.line == Some(4), "{e:?}");
+}
