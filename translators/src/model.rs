@@ -64,6 +64,10 @@ pub enum Dialect {
     JsonSchema,
     /// The Gemini/Vertex proto `Schema` message used by the legacy `parameters` field.
     GeminiProto,
+    /// OpenAPI 3.0's Schema Object: lowercase JSON Schema whose `nullable: true` admits `null`
+    /// (Gemini-style schemas written with lowercase types).
+    #[serde(rename = "openapi-3.0")]
+    OpenApi30,
 }
 
 impl Dialect {
@@ -72,6 +76,7 @@ impl Dialect {
         match self {
             Self::JsonSchema => "json-schema",
             Self::GeminiProto => "gemini-proto",
+            Self::OpenApi30 => "openapi-3.0",
         }
     }
 }
