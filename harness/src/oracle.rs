@@ -1003,4 +1003,50 @@ mod tests {
         let failure = verdict.failure().expect("fails");
         assert!(matches!(verdict, Verdict::Fail(_)) && failure.message.contains("does not list not"), "{}", failure.message);
     }
+
+    fn sends(schema: Value) -> Fixed {
+        Fixed(Outcome::Projected(Projection { schema, dialect: Dialect::JsonSchema, codec: Default::default(), strict: Some(true) }))
+    }
+
+    /// A marked target rule does not end the trial: a deviation the table does not explain still
+    /// fails it.
+    #[test]
+    fn a_marked_grammar_violation_hides_no_deviation() {
+        let table = load("mastra-openai-strict");
+        let c = case(json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}), &[(json!({"a": "x"}), true)]);
+        let marked_only = sends(json!({"type": "object", "$comment": "c", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}));
+        assert!(matches!(check(&table, &marked_only, &c, &Env::default()), Verdict::ExpectedFailure { .. }));
+        let also_wrong = sends(json!({"type": "object", "$comment": "c", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false}));
+        let verdict = check(&table, &also_wrong, &c, &Env::default());
+        let Verdict::Fail(failure) = &verdict else { panic!("the deviation is hidden: {verdict:?}") };
+        assert!(matches!(failure.kind, FailureKind::Deviation { .. }) && failure.message.contains("also known"), "{}", failure.message);
+    }
+
+    /// The object-root and recursion rules of a target fail a projection, unless the table marks
+    /// them.
+    #[test]
+    fn object_root_and_recursion_rules_fail_unless_marked() {
+        let loose_root = case(json!({"properties": {"a": {"type": "string"}}}), &[(json!({"a": "x"}), true)]);
+        let as_is = sends(json!({"properties": {"a": {"type": "string"}}, "additionalProperties": false}));
+        let unmarked = check(&load("openai-strict"), &as_is, &loose_root, &Env::default());
+        assert_eq!(unmarked.failure().map(|f| f.kind.clone()), Some(FailureKind::MissingRefusal));
+        assert!(matches!(check(&load("mastra-openai-strict"), &as_is, &loose_root, &Env::default()), Verdict::ExpectedFailure { .. }));
+
+        let cycle = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/n"}}, "required": ["n"],
+            "$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}, "required": ["next"]}}});
+        let c = case(cycle.clone(), &[]);
+        let kept = Fixed(Outcome::json_schema(cycle));
+        let unmarked = check(&load("gemini"), &kept, &c, &Env::default());
+        assert!(matches!(unmarked.failure().map(|f| &f.kind), Some(FailureKind::Recursion(_))), "{unmarked:?}");
+        let marked = check(&load("pydantic-ai-google"), &kept, &c, &Env::default());
+        assert!(matches!(marked, Verdict::ExpectedFailure { .. }), "{marked:?}");
+    }
+
+    /// Under an object-root target a boolean root is refused citing itself.
+    #[test]
+    fn a_boolean_root_may_be_refused_citing_itself() {
+        let c = case(json!(true), &[(json!({}), true)]);
+        let refuse = Fixed(Outcome::Refused(Refusal::new("true", "", "a boolean root")));
+        assert!(matches!(check(&table(), &refuse, &c, &Env::default()), Verdict::Pass(Summary { refused: true, .. })));
+    }
 }
