@@ -681,6 +681,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         }
         let (counts, known_violation) = match (counts, &b.known_violation) {
             (Some(c), None) => (c, None),
+            // Not counted: `counts` is never read for a bound with a mark (the oracle stops at the mark).
             (None, Some(k)) if k.direction == Direction::Narrowing => (crate::measure::Counts::SchemaSize, Some(k.clone())),
             (None, Some(_)) => {
                 errors.push(err(line, format!("bound `{name}`: a refusal is a narrowing; its `known_violation` has `direction: narrowing`")));
