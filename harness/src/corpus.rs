@@ -161,6 +161,11 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
             fail(line, format!("not a corpus file: {}", crate::yaml::message(&e)))
         })?
     };
+    // The format as a JSON Schema (schemas/corpus.schema.json, what editors read).
+    let value: Option<Value> = if is_json { crate::json::parse(&text).ok() } else { crate::yaml::from_str(&text).ok() };
+    if let Some((line, message)) = value.and_then(|v| crate::schemas::check(crate::schemas::Format::Corpus, &text, &v).into_iter().next()) {
+        return Err(fail(if is_json { None } else { line }, message));
+    }
     let mut seen = std::collections::BTreeSet::new();
     let mut cases = Vec::new();
     for spanned in file.cases {

@@ -1,6 +1,6 @@
 //! Lifting projections written in another dialect to draft 2020-12, so that the differential check
 //! compares like with like. A dialect's *grammar* (what the provider accepts) is data: a meta-schema
-//! under `dispositions/grammars/`; this module only says what each construct of the dialect means.
+//! under `targets/grammars/`; this module only says what each construct of the dialect means.
 
 use schema_fidelity_translators::Dialect;
 use serde_json::{Map, Value};
@@ -13,7 +13,43 @@ pub fn lift(dialect: Dialect, schema: &Value) -> Result<Value, String> {
     match dialect {
         Dialect::JsonSchema => Ok(schema.clone()),
         Dialect::GeminiProto => lift_proto(schema, "", 0),
+        Dialect::OpenApi30 => lift_openapi(schema, "", 0),
     }
+}
+
+/// OpenAPI 3.0: JSON Schema spelled in lowercase, where `nullable: true` beside a `type` admits
+/// `null` too (and an `enum` beside it gains `null`), and `example` is an annotation. Lifted like
+/// the proto form, but every other keyword keeps its JSON Schema meaning and subschemas are found
+/// by the shared walker.
+fn lift_openapi(schema: &Value, pointer: &str, depth: usize) -> Result<Value, String> {
+    use schema_fidelity_translators::walk;
+    if depth > walk::MAX_DEPTH {
+        return Err(format!("nesting deeper than {} at `{pointer}`", walk::MAX_DEPTH));
+    }
+    let mapped = walk::map_children(schema, |child| lift_openapi(child.schema, &format!("{pointer}{}", child.pointer_suffix()), depth + 1))?;
+    let Value::Object(mut map) = mapped else { return Ok(mapped) };
+    map.remove("example");
+    let Some(nullable) = map.remove("nullable") else { return Ok(Value::Object(map)) };
+    if nullable != Value::Bool(true) {
+        return Ok(Value::Object(map));
+    }
+    match map.get("type").cloned() {
+        Some(Value::String(t)) if t != "null" => {
+            map.insert("type".to_owned(), Value::from(vec![Value::from(t), Value::from("null")]));
+        }
+        Some(Value::Array(mut ts)) if !ts.contains(&Value::from("null")) => {
+            ts.push(Value::from("null"));
+            map.insert("type".to_owned(), Value::Array(ts));
+        }
+        // OpenAPI 3.0: `nullable` without `type` has no effect.
+        _ => return Ok(Value::Object(map)),
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+    Ok(Value::Object(map))
 }
 
 /// Count fields that the proto types as int64 and so may arrive as strings.
@@ -80,6 +116,27 @@ fn lift_proto(schema: &Value, pointer: &str, depth: usize) -> Result<Value, Stri
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn openapi_nullable_admits_null_beside_a_type() {
+        let schema = json!({"type": "object", "example": {"a": "x"}, "properties": {
+            "a": {"type": "string", "nullable": true, "enum": ["x"]},
+            "b": {"type": ["integer", "boolean"], "nullable": true},
+            "c": {"nullable": true, "minimum": 1},
+            "d": {"type": "string", "nullable": false},
+            "e": {"type": "array", "items": {"type": "number", "nullable": true}}
+        }});
+        assert_eq!(
+            lift(Dialect::OpenApi30, &schema).unwrap(),
+            json!({"type": "object", "properties": {
+                "a": {"type": ["string", "null"], "enum": ["x", null]},
+                "b": {"type": ["integer", "boolean", "null"]},
+                "c": {"minimum": 1},
+                "d": {"type": "string"},
+                "e": {"type": "array", "items": {"type": ["number", "null"]}}
+            }})
+        );
+    }
 
     #[test]
     fn proto_types_nullable_and_counts_lift() {

@@ -11,6 +11,9 @@
 //! - [`json`]: reading JSON strictly (duplicate keys and lossy integers are errors).
 //! - [`terminal`]: text from outside, made safe to print.
 //! - [`table`]: loading and linting tables; row lookup.
+//! - [`target`]: provider surfaces (`targets/<name>.yaml`): dialect, grammar, recursion, object root, limits.
+//! - [`measure`]: what a limit counts, measured on source and projection.
+//! - [`schemas`]: the JSON Schemas of tables, targets and corpus files, used by the lint.
 //! - [`corpus`]: own cases and the JSON-Schema-Test-Suite.
 //! - [`oracle`]: the per-trial check.
 //! - [`codec`]: applying a projection's instance mapping.
@@ -32,13 +35,16 @@ pub mod corpus;
 pub mod dialect;
 pub mod external;
 pub mod json;
+pub mod measure;
 pub mod oracle;
 pub mod project;
 pub mod records;
 pub mod recursion;
 pub mod report;
 pub mod retrieve;
+pub mod schemas;
 pub mod table;
+pub mod target;
 pub mod terminal;
 pub mod trials;
 pub mod witness;

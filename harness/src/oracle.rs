@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 use schema_fidelity_translators::root;
 use schema_fidelity_translators::walk::{self, Occurrence};
-use schema_fidelity_translators::{Dialect, Outcome, Projection, Refusal, Translator};
+use schema_fidelity_translators::{Cites, Dialect, Outcome, Projection, Refusal, Translator};
 use serde_json::Value;
 
 use crate::attribution::{Bounds, Culprit};
@@ -33,7 +33,7 @@ use crate::codec::{self, Way};
 use crate::corpus::{Case, Origin};
 use crate::dialect;
 use crate::retrieve::LocalRetriever;
-use crate::table::{Direction, Disposition, Row, Table};
+use crate::table::{Direction, Disposition, Row, Table, TargetRule};
 use crate::witness;
 
 /// What the oracle needs besides the table and the case.
@@ -116,6 +116,11 @@ pub enum FailureKind {
     Grammar,
     /// The projection holds a reference cycle the provider does not accept (`recursion:`).
     Recursion(String),
+    /// The projection exceeds these limits of its target.
+    LimitExceeded(Vec<String>),
+    /// The refusal cites a limit the source does not exceed (the limit, the oracle's count of the
+    /// source, the limit's value).
+    LimitNotExceeded { limit: String, measured: u64, value: u64 },
     /// The projection is not a valid draft 2020-12 schema.
     InvalidProjection,
     /// The projection is in another dialect than the table declares.
@@ -225,6 +230,89 @@ impl Context<'_> {
         known.dedup();
         Verdict::ExpectedFailure { message, failure, known }
     }
+}
+
+impl Context<'_> {
+    /// A failure of a target rule the table marks (`target_violations`): the failure and the mark
+    /// ids it reproduces when the mark covers every keyword it names (`None`: the rule as a
+    /// whole), else the failure, naming what the mark does not cover.
+    fn target_mark(&self, kind: FailureKind, what: &str, mark: &crate::table::TargetViolation, keywords: &[Option<&str>]) -> Result<(Failure, Vec<String>), Box<Verdict>> {
+        let mut uncovered: Vec<&str> = keywords.iter().flatten().filter(|k| !mark.keywords.iter().any(|m| m == *k)).copied().collect();
+        if !uncovered.is_empty() {
+            uncovered.sort_unstable();
+            uncovered.dedup();
+            let more = format!("{what}\n(the `target_violations.{}` mark at line {} does not list {})", mark.rule.name(), mark.line, uncovered.join(", "));
+            return Err(Box::new(self.fail(kind, &more)));
+        }
+        let Verdict::Fail(failure) = self.fail(kind, what) else { unreachable!("Context::fail returns Verdict::Fail") };
+        let mut known: Vec<String> = keywords.iter().map(|k| mark.id(&self.table.file, *k)).collect();
+        known.sort();
+        known.dedup();
+        Ok((failure, known))
+    }
+}
+
+/// The verdict of a trial whose projection broke target rules under marks: expected failures
+/// join, a pass becomes the marks' expected failure, a failure stays one (saying the marks too).
+fn settle(verdict: Verdict, marked: Vec<(Failure, Vec<String>)>) -> Verdict {
+    let Some((first, _)) = marked.first() else { return verdict };
+    let mut known: Vec<String> = marked.iter().flat_map(|(_, k)| k.iter().cloned()).collect();
+    let mut message = format!("known violation reproduced: the target's rules ({})", known.join(", "));
+    let failure = first.clone();
+    match verdict {
+        Verdict::Pass(_) => {}
+        Verdict::ExpectedFailure { message: m, known: k, .. } => {
+            message = format!("{message}; {m}");
+            known.extend(k);
+        }
+        Verdict::Fail(mut f) => {
+            let _ = write!(f.message, "\n(also known: {message})");
+            return Verdict::Fail(f);
+        }
+        Verdict::Skip(reason) => return Verdict::Skip(reason),
+    }
+    known.sort();
+    known.dedup();
+    Verdict::ExpectedFailure { message, failure, known }
+}
+
+/// A refusal citing a limit passes only when the table declares it (the target's `limits:` or the
+/// translator's `bounds:`) with the value the refusal gives, and the source exceeds it by the
+/// oracle's own count. A bound the oracle cannot count carries a `known_violation`: refusing on
+/// it is a known narrowing.
+fn limit_refusal(ctx: &Context<'_>, refusal: &Refusal, limit: &str, measured: u64, value: u64) -> Verdict {
+    let table = ctx.table;
+    let refused = || Verdict::Pass(Summary { refused: true, rows: row_ids(ctx), ..Summary::default() });
+    let unexpected = |why: String| ctx.fail(FailureKind::UnexpectedRefusal(refusal.clone()), &format!("the translator {refusal}, but {why}"));
+    let Some(declared) = table.limit(limit) else {
+        return unexpected(format!("neither target `{}` (`limits:`) nor the table (`bounds:`) declares a limit `{limit}`", target_name(table)));
+    };
+    if declared.value != value {
+        return unexpected(format!("`{limit}` is declared with the value {}, not {value}", declared.value));
+    }
+    if measured <= value {
+        return unexpected(format!("its own count {measured} does not exceed {value}"));
+    }
+    if let Some(k) = &declared.known_violation {
+        let id = format!("{} bound `{limit}`", table.file.display());
+        let Verdict::Fail(failure) = ctx.fail(FailureKind::UnexpectedRefusal(refusal.clone()), &format!("the translator {refusal}: a bound the oracle cannot count"))
+        else {
+            unreachable!("Context::fail returns Verdict::Fail")
+        };
+        return Verdict::ExpectedFailure { message: format!("known violation reproduced: {id} ({}, narrowing)", k.issue), failure, known: vec![id] };
+    }
+    let counted = crate::measure::measure(&ctx.case.schema, declared.counts);
+    if counted <= value {
+        return ctx.fail(
+            FailureKind::LimitNotExceeded { limit: limit.to_owned(), measured: counted, value },
+            &format!("the translator {refusal}, but the source does not exceed it: {counted} ({}) where {value} is allowed", declared.counts),
+        );
+    }
+    refused()
+}
+
+fn target_name(table: &Table) -> &str {
+    table.target.as_ref().map_or("(none)", |t| t.name.as_str())
 }
 
 /// Run the oracle for `translator` (whose table is `table`) on `case`.
@@ -348,23 +436,19 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
     }
     let projection = match outcome {
         Outcome::Refused(refusal) => {
-            if let Some(limit) = refusal.keyword.strip_prefix(crate::table::LIMIT_PREFIX) {
-                // A documented limit may stop any schema; the table must declare it.
-                if table.limits.contains_key(limit) {
-                    return Verdict::Pass(Summary { refused: true, rows: row_ids(&ctx), ..Summary::default() });
-                }
-                return ctx.fail(
-                    FailureKind::UnexpectedRefusal(refusal.clone()),
-                    &format!("the translator {refusal}, but the table declares no limit `{limit}` under `limits:`"),
-                );
+            if let Cites::Limit { limit, measured, value } = &refusal.cites {
+                return limit_refusal(&ctx, &refusal, limit, *measured, *value);
             }
-            let cites_root = root_may_be_refused && refusal.pointer.is_empty() && (refusal.keyword == "type" || case.schema.get(&refusal.keyword).is_some());
+            let (keyword, pointer) = (refusal.keyword(), refusal.pointer());
+            // A boolean root has no keyword but itself: `true`/`false` cites the root.
+            let cites_boolean_root = case.schema.as_bool().is_some_and(|b| keyword == b.to_string());
+            let cites_root = root_may_be_refused && pointer.is_empty() && (keyword == "type" || case.schema.get(keyword).is_some() || cites_boolean_root);
             if !must_refuse && !cites_root {
                 let what = format!("the translator {refusal}, but no row present is refused: a refusal must cite a refused row");
-                let cited = |o: &Occurrence<'_>| o.keyword == refusal.keyword && o.pointer == refusal.pointer;
+                let cited = |o: &Occurrence<'_>| o.keyword == keyword && o.pointer == pointer;
                 return ctx.unusable(FailureKind::UnexpectedRefusal(refusal.clone()), &what, cited);
             }
-            let cites_row = refused_rows.iter().any(|(o, _)| o.keyword == refusal.keyword && o.pointer == refusal.pointer);
+            let cites_row = refused_rows.iter().any(|(o, _)| o.keyword == keyword && o.pointer == pointer);
             if cites_root || cites_row {
                 return Verdict::Pass(Summary { refused: true, rows: row_ids(&ctx), ..Summary::default() });
             }
@@ -378,50 +462,97 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
             return ctx.fail(FailureKind::Fault(fault.message.clone()), &format!("translator `{}` faulted: {fault}", translator.name()));
         }
     };
-    if must_refuse {
-        let mut what = String::from("a refused row applies but the translator projected:");
-        if root_refused {
-            what.push_str("\n  the table requires an object root and the source root may accept a non-object");
+    // A target rule the table marks as known broken does not end the trial: the projection is still
+    // judged, and the marks are reported with whatever the rest finds.
+    let mut marked: Vec<(Failure, Vec<String>)> = Vec::new();
+    let verdict = (|| {
+        if must_refuse {
+            let mut what = String::from("a refused row applies but the translator projected:");
+            if root_refused {
+                what.push_str("\n  the table requires an object root and the source root may accept a non-object");
+            }
+            for (o, r) in &refused_rows {
+                let _ = write!(what, "\n  {} at `{}`", r.id, o.pointer);
+            }
+            let _ = write!(what, "\nprojection: {}", projection.schema);
+            match table.target_violations.get(&TargetRule::ObjectRoot).filter(|_| refused_rows.is_empty()) {
+                Some(mark) => match ctx.target_mark(FailureKind::MissingRefusal, &what, mark, &[None]) {
+                    Ok(m) => marked.push(m),
+                    Err(v) => return *v,
+                },
+                None => return ctx.fail(FailureKind::MissingRefusal, &what),
+            }
         }
-        for (o, r) in &refused_rows {
-            let _ = write!(what, "\n  {} at `{}`", r.id, o.pointer);
-        }
-        let _ = write!(what, "\nprojection: {}", projection.schema);
-        return ctx.fail(FailureKind::MissingRefusal, &what);
-    }
 
-    // 4. Grammar and meta-validation.
-    if projection.dialect != table.dialect {
-        return ctx.fail(
-            FailureKind::WrongDialect,
-            &format!("the projection is in dialect `{}` but the table declares `{}`", projection.dialect.name(), table.dialect.name()),
-        );
-    }
-    if let Some((path, grammar)) = &table.grammar
-        && let Err(e) = grammar_errors(grammar, &projection.schema)
-    {
-        return ctx.fail(FailureKind::Grammar, &format!("the projection breaks the grammar {}:\n{e}\nprojection: {}", path.display(), projection.schema));
-    }
-    let lifted = match projection.dialect {
-        Dialect::JsonSchema => projection.schema.clone(),
-        other => match dialect::lift(other, &projection.schema) {
+        // 4. Grammar and meta-validation.
+        if projection.dialect != table.dialect {
+            return ctx.fail(
+                FailureKind::WrongDialect,
+                &format!("the projection is in dialect `{}` but the table declares `{}`", projection.dialect.name(), table.dialect.name()),
+            );
+        }
+        if let Some((path, grammar)) = &table.grammar {
+            let offences = match grammar_offences(grammar, &projection.schema) {
+                Ok(o) => o,
+                Err(e) => return ctx.fail(FailureKind::Grammar, &e),
+            };
+            if !offences.is_empty() {
+                let shown: Vec<String> = offences.iter().map(|o| format!("  at `{}` (`{}`): {}", o.at, o.keyword, o.message)).collect();
+                let what = format!("the projection breaks the grammar {} of target `{}`:\n{}\nprojection: {}", path.display(), target_name(table), shown.join("\n"), projection.schema);
+                let Some(mark) = table.target_violations.get(&TargetRule::Grammar) else { return ctx.fail(FailureKind::Grammar, &what) };
+                let keywords: Vec<Option<&str>> = offences.iter().map(|o| Some(o.keyword.as_str())).collect();
+                match ctx.target_mark(FailureKind::Grammar, &what, mark, &keywords) {
+                    Ok(m) => marked.push(m),
+                    Err(v) => return *v,
+                }
+            }
+        }
+        let lifted = match projection.dialect {
+            Dialect::JsonSchema => projection.schema.clone(),
+            other => match dialect::lift(other, &projection.schema) {
+                Ok(v) => v,
+                Err(e) => return ctx.fail(FailureKind::Grammar, &format!("cannot lift the projection from `{}`: {e}", other.name())),
+            },
+        };
+        if let Some(cycle) = crate::recursion::forbidden_cycle(&lifted, table.recursion) {
+            let what = format!(
+                "the projection keeps a reference cycle target `{}` does not accept (`recursion: {}`): {cycle}\nprojection: {lifted}",
+                target_name(table),
+                table.recursion
+            );
+            let Some(mark) = table.target_violations.get(&TargetRule::Recursion) else { return ctx.fail(FailureKind::Recursion(cycle.to_string()), &what) };
+            match ctx.target_mark(FailureKind::Recursion(cycle.to_string()), &what, mark, &[None]) {
+                Ok(m) => marked.push(m),
+                Err(v) => return *v,
+            }
+        }
+        // The target's limits, measured on what would be sent.
+        let exceeded: Vec<(&String, &crate::table::Limit, u64)> = table
+            .limits
+            .iter()
+            .map(|(name, l)| (name, l, crate::measure::measure(&projection.schema, l.counts)))
+            .filter(|(_, l, measured)| *measured > l.value)
+            .collect();
+        if !exceeded.is_empty() {
+            let shown: Vec<String> = exceeded.iter().map(|(n, l, m)| format!("  `{n}`: {m} ({}) where target `{}` allows {}", l.counts, target_name(table), l.value)).collect();
+            let what = format!("the projection exceeds its target's limits:\n{}\nprojection: {}", shown.join("\n"), projection.schema);
+            let names: Vec<String> = exceeded.iter().map(|(n, _, _)| (*n).clone()).collect();
+            let Some(mark) = table.target_violations.get(&TargetRule::Limits) else { return ctx.fail(FailureKind::LimitExceeded(names), &what) };
+            let keywords: Vec<Option<&str>> = names.iter().map(|n| Some(n.as_str())).collect();
+            match ctx.target_mark(FailureKind::LimitExceeded(names.clone()), &what, mark, &keywords) {
+                Ok(m) => marked.push(m),
+                Err(v) => return *v,
+            }
+        }
+        let compiled = match compile(&lifted, env, case.assert_formats) {
             Ok(v) => v,
-            Err(e) => return ctx.fail(FailureKind::Grammar, &format!("cannot lift the projection from `{}`: {e}", other.name())),
-        },
-    };
-    if let Some(cycle) = crate::recursion::forbidden_cycle(&lifted, table.recursion) {
-        return ctx.fail(
-            FailureKind::Recursion(cycle.to_string()),
-            &format!("the projection keeps a reference cycle the provider does not accept (`recursion: {}`): {cycle}\nprojection: {lifted}", table.recursion),
-        );
-    }
-    let compiled = match compile(&lifted, env, case.assert_formats) {
-        Ok(v) => v,
-        Err(e) => return ctx.unusable(FailureKind::InvalidProjection, &format!("the projection {e}\nprojection: {lifted}"), |_| true),
-    };
+            Err(e) => return ctx.unusable(FailureKind::InvalidProjection, &format!("the projection {e}\nprojection: {lifted}"), |_| true),
+        };
 
-    // 5. Differential check.
-    differential(&ctx, &source, &compiled, &projection, &lifted, env)
+        // 5. Differential check.
+        differential(&ctx, &source, &compiled, &projection, &lifted, env)
+    })();
+    settle(verdict, marked)
 }
 
 fn differential(
@@ -709,7 +840,20 @@ fn row_ids(ctx: &Context<'_>) -> Vec<String> {
     ids
 }
 
-fn grammar_errors(grammar: &Value, projection: &Value) -> Result<(), String> {
+/// One way a projection breaks its grammar: where, the projection keyword at fault (`(node)`
+/// when the grammar rejects the node as a whole), and the validator's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offence {
+    pub at: String,
+    pub keyword: String,
+    pub message: String,
+}
+
+/// How `projection` breaks `grammar`, each error pinned on the projection keyword at fault.
+///
+/// # Errors
+/// When the grammar itself does not compile.
+pub fn grammar_offences(grammar: &Value, projection: &Value) -> Result<Vec<Offence>, String> {
     // A grammar is compiled once per run, not once per case: a provider's allowlist with dozens of
     // conditionals costs milliseconds to build, times every case of the corpus and the suite.
     static COMPILED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<jsonschema::Validator>>>> =
@@ -729,8 +873,65 @@ fn grammar_errors(grammar: &Value, projection: &Value) -> Result<(), String> {
             built
         }
     };
-    let errors: Vec<String> = validator.iter_errors(projection).map(|e| format!("  at `{}`: {e}", e.instance_path())).collect();
-    if errors.is_empty() { Ok(()) } else { Err(errors.join("\n")) }
+    let mut out = Vec::new();
+    for e in validator.iter_errors(projection) {
+        offences_of(&e, projection, &mut out);
+    }
+    out.dedup();
+    Ok(out)
+}
+
+/// A key of a projection node as an offence names it: a keyword or known extension by its name,
+/// anything else as `(unknown key)`.
+fn key(k: &str) -> &str {
+    let known = schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::KNOWN_EXTENSIONS.contains(&k);
+    if known { k } else { "(unknown key)" }
+}
+
+fn offences_of(e: &jsonschema::ValidationError<'_>, projection: &Value, out: &mut Vec<Offence>) {
+    use jsonschema::error::ValidationErrorKind as K;
+    let at = e.instance_path().to_string();
+    let message = e.to_string();
+    let push = |keyword: &str, out: &mut Vec<Offence>| out.push(Offence { at: at.clone(), keyword: keyword.to_owned(), message: message.clone() });
+    match e.kind() {
+        K::AdditionalProperties { unexpected } | K::UnevaluatedProperties { unexpected } => {
+            for k in unexpected {
+                push(key(k), out);
+            }
+        }
+        K::PropertyNames { error } => push(error.instance().as_str().map_or("(node)", key), out),
+        K::Required { property } => push(property.as_str().unwrap_or("(node)"), out),
+        // A union in the grammar: the branch with the fewest offences says what is wrong.
+        K::AnyOf { context } | K::OneOfNotValid { context } if !context.is_empty() => {
+            let best = context
+                .iter()
+                .filter(|branch| !branch.is_empty())
+                .map(|branch| {
+                    let mut found = Vec::new();
+                    for inner in branch {
+                        offences_of(inner, projection, &mut found);
+                    }
+                    found
+                })
+                .min_by_key(Vec::len);
+            match best {
+                Some(found) => out.extend(found),
+                None => push("(node)", out),
+            }
+        }
+        _ => {
+            // The keyword whose value holds the error (array indices skipped: `/enum/0` is `enum`).
+            let value = projection.pointer(&at);
+            let last = at.rsplit('/').find(|s| s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit())).unwrap_or_default().replace("~1", "/").replace("~0", "~");
+            let known = |k: &str| schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::KNOWN_EXTENSIONS.contains(&k);
+            let keyword = match value {
+                Some(Value::Bool(b)) => b.to_string(),
+                _ if known(&last) => last,
+                _ => "(node)".to_owned(),
+            };
+            push(&keyword, out);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -797,5 +998,138 @@ mod tests {
         let c = case(json!({"type": "object"}), &[(json!({}), true)]);
         let refuse = Fixed(Outcome::Refused(Refusal::new("type", "", "no")));
         assert!(matches!(check(&table(), &refuse, &c, &Env::default()).failure().map(|f| &f.kind), Some(FailureKind::UnexpectedRefusal(_))));
+    }
+
+    fn load(name: &str) -> Table {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let path = root.join(format!("dispositions/{name}.yaml"));
+        crate::table::load(&path, &path, &root.join("dispositions")).expect("the table loads")
+    }
+
+    fn nested_objects(levels: usize) -> Value {
+        let mut v = json!({"type": "string"});
+        for i in (1..=levels).rev() {
+            v = json!({"type": "object", "properties": {format!("l{i}"): v}, "required": [format!("l{i}")], "additionalProperties": false});
+        }
+        v
+    }
+
+    /// A translator that refuses every schema citing `limit:max-depth` fails on a small schema:
+    /// the oracle counts the source itself.
+    #[test]
+    fn a_limit_refusal_passes_only_when_the_source_exceeds_the_limit() {
+        let table = load("openai-strict");
+        let small = case(json!({"type": "object", "properties": {"a": {"type": "string"}}}), &[(json!({"a": "x"}), true)]);
+        let liar = Fixed(Outcome::Refused(Refusal::limit("max-depth", 11, 10, "too deep")));
+        let verdict = check(&table, &liar, &small, &Env::default());
+        assert_eq!(verdict.failure().map(|f| f.kind.clone()), Some(FailureKind::LimitNotExceeded { limit: "max-depth".to_owned(), measured: 1, value: 10 }));
+        // The same refusal of a schema 11 object levels deep is right.
+        let deep = case(nested_objects(11), &[]);
+        assert!(matches!(check(&table, &liar, &deep, &Env::default()), Verdict::Pass(Summary { refused: true, .. })));
+        // A wrong value, a count that does not exceed it, and a limit nobody declares all fail.
+        for (refusal, says) in [
+            (Refusal::limit("max-depth", 11, 5, "x"), "declared with the value 10, not 5"),
+            (Refusal::limit("max-depth", 10, 10, "x"), "its own count 10 does not exceed 10"),
+            (Refusal::limit("max-nesting", 200, 128, "x"), "declares a limit `max-nesting`"),
+        ] {
+            let verdict = check(&table, &Fixed(Outcome::Refused(refusal)), &deep, &Env::default());
+            let failure = verdict.failure().expect("fails");
+            assert!(matches!(failure.kind, FailureKind::UnexpectedRefusal(_)) && failure.message.contains(says), "{}", failure.message);
+        }
+    }
+
+    /// A bound the oracle cannot count (openai-strict's merge budget) is a known narrowing, not a
+    /// pass.
+    #[test]
+    fn a_bound_without_a_count_is_a_known_narrowing() {
+        let table = load("openai-strict");
+        let small = case(json!({"type": "object"}), &[(json!({}), true)]);
+        let merge = Fixed(Outcome::Refused(Refusal::limit("merge-budget", 4097, 4096, "budget")));
+        assert!(matches!(check(&table, &merge, &small, &Env::default()), Verdict::ExpectedFailure { .. }));
+    }
+
+    /// A projection over a limit of its target fails, whatever the translator's table says.
+    #[test]
+    fn a_projection_over_a_target_limit_fails() {
+        let table = load("openai-strict");
+        let schema = nested_objects(11);
+        let c = case(schema.clone(), &[]);
+        let sender = Fixed(Outcome::Projected(Projection { schema, dialect: Dialect::JsonSchema, codec: Default::default(), strict: Some(true) }));
+        let verdict = check(&table, &sender, &c, &Env::default());
+        assert_eq!(verdict.failure().map(|f| f.kind.clone()), Some(FailureKind::LimitExceeded(vec!["max-depth".to_owned()])));
+    }
+
+    /// Grammar errors are pinned on the projection keyword at fault, through the grammar's unions.
+    #[test]
+    fn grammar_offences_name_the_keyword_at_fault() {
+        let table = load("openai-strict");
+        let (_, grammar) = table.grammar.clone().expect("openai-strict has a grammar");
+        let projection = json!({"type": "object", "$comment": "c", "properties": {"a": {"type": "string", "not": {"type": "integer"}}}, "required": ["a"], "additionalProperties": false});
+        let offences = grammar_offences(&grammar, &projection).expect("compiles");
+        let keywords: BTreeSet<&str> = offences.iter().map(|o| o.keyword.as_str()).collect();
+        assert!(keywords.contains("$comment") && keywords.contains("not"), "{offences:?}");
+        assert!(!keywords.contains("type") && !keywords.contains("properties"), "only what is at fault: {offences:?}");
+    }
+
+    /// A `target_violations` mark covers only the keywords it lists.
+    #[test]
+    fn a_grammar_mark_covers_only_its_keywords() {
+        let table = load("mastra-openai-strict");
+        let c = case(json!({"type": "object", "properties": {"a": {"type": "string"}}}), &[(json!({"a": "x"}), true)]);
+        let projection = |schema: Value| Fixed(Outcome::Projected(Projection { schema, dialect: Dialect::JsonSchema, codec: Default::default(), strict: Some(true) }));
+        // `$comment` is listed in the mark: known.
+        let listed = projection(json!({"type": "object", "$comment": "c", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}));
+        assert!(matches!(check(&table, &listed, &c, &Env::default()), Verdict::ExpectedFailure { .. }));
+        // `not` is not: a failure naming it.
+        let unlisted = projection(json!({"type": "object", "properties": {"a": {"type": "string", "not": {"const": "y"}}}, "required": ["a"], "additionalProperties": false}));
+        let verdict = check(&table, &unlisted, &c, &Env::default());
+        let failure = verdict.failure().expect("fails");
+        assert!(matches!(verdict, Verdict::Fail(_)) && failure.message.contains("does not list not"), "{}", failure.message);
+    }
+
+    fn sends(schema: Value) -> Fixed {
+        Fixed(Outcome::Projected(Projection { schema, dialect: Dialect::JsonSchema, codec: Default::default(), strict: Some(true) }))
+    }
+
+    /// A marked target rule does not end the trial: a deviation the table does not explain still
+    /// fails it.
+    #[test]
+    fn a_marked_grammar_violation_hides_no_deviation() {
+        let table = load("mastra-openai-strict");
+        let c = case(json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}), &[(json!({"a": "x"}), true)]);
+        let marked_only = sends(json!({"type": "object", "$comment": "c", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}));
+        assert!(matches!(check(&table, &marked_only, &c, &Env::default()), Verdict::ExpectedFailure { .. }));
+        let also_wrong = sends(json!({"type": "object", "$comment": "c", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false}));
+        let verdict = check(&table, &also_wrong, &c, &Env::default());
+        let Verdict::Fail(failure) = &verdict else { panic!("the deviation is hidden: {verdict:?}") };
+        assert!(matches!(failure.kind, FailureKind::Deviation { .. }) && failure.message.contains("also known"), "{}", failure.message);
+    }
+
+    /// The object-root and recursion rules of a target fail a projection, unless the table marks
+    /// them.
+    #[test]
+    fn object_root_and_recursion_rules_fail_unless_marked() {
+        let loose_root = case(json!({"properties": {"a": {"type": "string"}}}), &[(json!({"a": "x"}), true)]);
+        let as_is = sends(json!({"properties": {"a": {"type": "string"}}, "additionalProperties": false}));
+        let unmarked = check(&load("openai-strict"), &as_is, &loose_root, &Env::default());
+        assert_eq!(unmarked.failure().map(|f| f.kind.clone()), Some(FailureKind::MissingRefusal));
+        assert!(matches!(check(&load("mastra-openai-strict"), &as_is, &loose_root, &Env::default()), Verdict::ExpectedFailure { .. }));
+
+        let cycle = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/n"}}, "required": ["n"],
+            "$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}, "required": ["next"]}}});
+        let c = case(cycle.clone(), &[]);
+        let kept = Fixed(Outcome::json_schema(cycle));
+        let unmarked = check(&load("gemini"), &kept, &c, &Env::default());
+        assert!(matches!(unmarked.failure().map(|f| &f.kind), Some(FailureKind::Recursion(_))), "{unmarked:?}");
+        let marked = check(&load("pydantic-ai-google"), &kept, &c, &Env::default());
+        assert!(matches!(marked, Verdict::ExpectedFailure { .. }), "{marked:?}");
+    }
+
+    /// Under an object-root target a boolean root is refused citing itself.
+    #[test]
+    fn a_boolean_root_may_be_refused_citing_itself() {
+        let c = case(json!(true), &[(json!({}), true)]);
+        let refuse = Fixed(Outcome::Refused(Refusal::new("true", "", "a boolean root")));
+        assert!(matches!(check(&table(), &refuse, &c, &Env::default()), Verdict::Pass(Summary { refused: true, .. })));
     }
 }

@@ -239,17 +239,26 @@ pub struct Table {
     pub translator: String,
     pub file: PathBuf,
     pub description: Option<String>,
-    /// The dated source the table and its grammar are pinned to.
+    /// The dated source the table is pinned to.
     pub source: String,
+    /// The provider surface the translator aims at (`targets/<name>.yaml`), whose rules below are
+    /// copied from it: the dialect, grammar, object-root rule, recursion rule and limits.
+    pub target: Option<TargetRef>,
     pub dialect: Dialect,
     /// A meta-schema the projection must satisfy (a provider allowlist as data).
     pub grammar: Option<(PathBuf, Value)>,
     pub requires_object_root: bool,
     /// Which reference cycles the provider accepts in a projection.
     pub recursion: crate::recursion::Recursion,
-    /// Documented provider limits (nesting depth, property count, enum size, ...) the translator
-    /// enforces with refusals citing `limit:<name>`.
+    /// The target's documented limits (nesting depth, property count, enum size, ...): a
+    /// projection may not exceed them, and a refusal may cite one only when the source exceeds it.
     pub limits: BTreeMap<String, Limit>,
+    /// The translator's own bounds (`bounds:`), not the provider's: a refusal may cite one like a
+    /// limit, when the source exceeds it by the oracle's count, or under the bound's
+    /// `known_violation` when the oracle cannot count it.
+    pub bounds: BTreeMap<String, Limit>,
+    /// Rules of the target the translator is known to break (the ratchet).
+    pub target_violations: BTreeMap<TargetRule, TargetViolation>,
     /// For an external translator: the command that starts its adapter (program and arguments,
     /// run from the project root), which speaks the protocol in `protocol/`.
     pub run: Option<Vec<String>>,
@@ -260,18 +269,23 @@ pub struct Table {
     extensions: Vec<(String, Entry)>,
 }
 
-/// A documented provider limit that the translator enforces by refusing.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Limit {
-    /// The limit's value (a depth, a count, a length).
-    pub value: u64,
-    /// Where the limit is documented, or why it is enforced.
-    pub note: String,
+pub use crate::target::Limit;
+
+/// The target a table names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetRef {
+    pub name: String,
+    /// `targets/<name>.yaml`.
+    pub file: PathBuf,
 }
 
-/// The prefix a refusal's `keyword` takes when it cites a limit rather than a keyword.
-pub const LIMIT_PREFIX: &str = "limit:";
+impl Table {
+    /// The limit or bound `name`: the target's limits first, then the table's own bounds.
+    #[must_use]
+    pub fn limit(&self, name: &str) -> Option<&Limit> {
+        self.limits.get(name).or_else(|| self.bounds.get(name))
+    }
+}
 
 /// A keyword occurrence for which the table has no row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -341,15 +355,22 @@ struct TableFile {
     description: Option<String>,
     source: String,
     #[serde(default)]
-    dialect: Option<Dialect>,
+    target: Option<String>,
     #[serde(default)]
-    grammar: Option<String>,
+    bounds: BTreeMap<String, Spanned<BoundFile>>,
     #[serde(default)]
-    requires_object_root: bool,
+    target_violations: BTreeMap<String, Spanned<TargetViolationFile>>,
+    // The provider's rules live in its target now: named only to say so.
     #[serde(default)]
-    recursion: crate::recursion::Recursion,
+    dialect: Option<serde::de::IgnoredAny>,
     #[serde(default)]
-    limits: BTreeMap<String, Limit>,
+    grammar: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    requires_object_root: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    recursion: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    limits: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     run: Option<Vec<String>>,
     #[serde(default)]
@@ -357,6 +378,91 @@ struct TableFile {
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
+}
+
+/// Extensions some target interprets (`nullable` in Gemini's proto and OpenAPI 3.0, `discriminator`,
+/// Gemini's `propertyOrdering` and `example`, Google's `x-google-*`, draft-07's `additionalItems`,
+/// `dependencies` and `definitions`): every table gives each an explicit row, never a glob's.
+pub const INTERPRETED_EXTENSIONS: &[&str] =
+    &["nullable", "discriminator", "propertyOrdering", "example", "x-google-*", "additionalItems", "dependencies", "definitions"];
+
+/// A mark that the translator is known to break one of its target's rules.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TargetViolationFile {
+    issue: String,
+    witness: String,
+    #[serde(default)]
+    keywords: Vec<String>,
+}
+
+/// A rule of the target a table can mark as known broken (`target_violations:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TargetRule {
+    /// The projection breaks the target's grammar: `keywords` names the projection keywords the
+    /// grammar rejects (or `(node)` for a node it rejects as a whole).
+    Grammar,
+    /// The projection keeps a reference cycle the target does not accept.
+    Recursion,
+    /// The translator projects a root that may accept a non-object where the target requires an
+    /// object root.
+    ObjectRoot,
+    /// The projection exceeds one of the target's limits: `keywords` names the limits.
+    Limits,
+}
+
+impl TargetRule {
+    pub const ALL: [(Self, &'static str); 4] = [(Self::Grammar, "grammar"), (Self::Recursion, "recursion"), (Self::ObjectRoot, "object-root"), (Self::Limits, "limits")];
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(r, _)| *r == self).map_or("", |(_, n)| n)
+    }
+}
+
+/// A `target_violations:` mark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetViolation {
+    pub rule: TargetRule,
+    pub line: u64,
+    pub issue: String,
+    pub witness: String,
+    /// For `grammar`: the projection keywords; for `limits`: the limit names.
+    pub keywords: Vec<String>,
+}
+
+impl TargetViolation {
+    /// The ids the ratchet tracks: one per keyword (or one for the rule when it lists none).
+    #[must_use]
+    pub fn ids(&self, file: &Path) -> Vec<String> {
+        if self.keywords.is_empty() {
+            vec![self.id(file, None)]
+        } else {
+            self.keywords.iter().map(|k| self.id(file, Some(k))).collect()
+        }
+    }
+
+    /// The id of this mark for `keyword`.
+    #[must_use]
+    pub fn id(&self, file: &Path, keyword: Option<&str>) -> String {
+        match keyword {
+            Some(k) => format!("{}:{} target `{}` ({k})", file.display(), self.line, self.rule.name()),
+            None => format!("{}:{} target `{}`", file.display(), self.line, self.rule.name()),
+        }
+    }
+}
+
+/// A translator's own bound: what it counts and its value, or (when the oracle cannot count it)
+/// the `known_violation` that makes a refusal citing it an expected narrowing.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoundFile {
+    value: u64,
+    #[serde(default)]
+    counts: Option<String>,
+    note: String,
+    #[serde(default)]
+    known_violation: Option<KnownViolation>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -461,7 +567,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
 
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
     if file.translator != stem {
-        errors.push(err(Some(1), format!("`translator: {}` does not match the file name `{stem}.yaml`", file.translator)));
+        errors.push(err(crate::target::key_line(text, "translator"), format!("`translator: {}` does not match the file name `{stem}.yaml`", file.translator)));
     }
     // The placeholders `schema-fidelity new` scaffolds say TODO until someone fills them in.
     let run = file.run.as_ref().map(|r| r.join(" "));
@@ -492,6 +598,24 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
             errors.push(err(None, format!("no row for keyword `{k}`: every draft 2020-12 keyword needs a disposition")));
         }
     }
+    let extensions_line = crate::target::key_line(text, "extensions");
+    for name in INTERPRETED_EXTENSIONS {
+        if !file.extensions.contains_key(*name) {
+            errors.push(err(
+                extensions_line,
+                format!("no row for extension `{name}`: some target interprets it, so every table says what its translator does with it (a `*` glob may cover only pure annotations)"),
+            ));
+        }
+    }
+    for (pattern, row) in file.extensions.iter().filter(|(p, _)| p.ends_with('*') && !INTERPRETED_EXTENSIONS.contains(&p.as_str())) {
+        let r = &row.value;
+        if r.disposition != Some(DispositionName::Preserved) || r.at_root.is_some() || !r.forms.is_empty() {
+            errors.push(err(
+                Some(row.referenced.line()),
+                format!("the glob `{pattern}` may cover only pure annotations, which change no acceptance: it is `preserved` (give an extension the translator interprets a row of its own)"),
+            ));
+        }
+    }
 
     let mut extensions = Vec::new();
     for (pattern, row) in &file.extensions {
@@ -514,21 +638,150 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         extensions.push((pattern.clone(), entry(path, pattern, row, &mut errors)));
     }
 
-    let dialect = file.dialect.unwrap_or(Dialect::JsonSchema);
-    let grammar_line = text.lines().position(|l| l.starts_with("grammar:")).map(|i| i as u64 + 1);
-    let grammar = file.grammar.as_ref().and_then(|g| {
-        let read = read_grammar(dispositions_dir, g);
-        match read.and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
-            Ok(v) => Some((PathBuf::from("dispositions").join(g), v)),
-            Err(e) => {
-                errors.push(err(grammar_line, format!("grammar `{g}`: {e}")));
+    for (key, present) in [
+        ("dialect", file.dialect.is_some()),
+        ("grammar", file.grammar.is_some()),
+        ("requires_object_root", file.requires_object_root.is_some()),
+        ("recursion", file.recursion.is_some()),
+        ("limits", file.limits.is_some()),
+    ] {
+        if present {
+            errors.push(err(
+                crate::target::key_line(text, key),
+                format!("`{key}:` is a provider rule: it belongs to the target (`targets/<name>.yaml`), which the table names with `target:`"),
+            ));
+        }
+    }
+    let targets_dir = dispositions_dir.parent().map_or_else(|| PathBuf::from("targets"), |p| p.join("targets"));
+    let target = match &file.target {
+        None => {
+            let must = if file.run.is_some() { " (an external translator must name one)" } else { "" };
+            errors.push(err(crate::target::key_line(text, "translator"), format!("no `target:`: name the provider surface the translator aims at, one of targets/*.yaml{must}")));
+            None
+        }
+        Some(name) => match crate::target::load(&targets_dir, name) {
+            Ok(t) => Some(t),
+            Err(es) => {
+                let line = crate::target::key_line(text, "target");
+                for e in es {
+                    errors.push(err(line, format!("target `{name}`: {e}")));
+                }
                 None
             }
+        },
+    };
+    let mut bounds = BTreeMap::new();
+    for (name, b) in &file.bounds {
+        let line = Some(b.referenced.line());
+        let b = &b.value;
+        if target.as_ref().is_some_and(|t| t.limits.contains_key(name)) {
+            errors.push(err(line, format!("bound `{name}` has the name of a limit of the target: a translator's own bound needs a name of its own")));
+            continue;
         }
-    });
+        let counts = match b.counts.as_deref().map(|c| (c, crate::measure::Counts::parse(c))) {
+            Some((_, Some(c))) => Some(c),
+            Some((c, None)) => {
+                errors.push(err(line, format!("bound `{name}`: `counts: {c}` is not one of {}", crate::measure::Counts::names().join(", "))));
+                continue;
+            }
+            None => None,
+        };
+        if is_placeholder(&b.note) {
+            errors.push(err(line, format!("bound `{name}`: the `note` is a placeholder; say what the translator bounds and why")));
+        }
+        let (counts, known_violation) = match (counts, &b.known_violation) {
+            (Some(c), None) => (c, None),
+            // Not counted: `counts` is never read for a bound with a mark (the oracle stops at the mark).
+            (None, Some(k)) if k.direction == Direction::Narrowing => (crate::measure::Counts::SchemaSize, Some(k.clone())),
+            (None, Some(_)) => {
+                errors.push(err(line, format!("bound `{name}`: a refusal is a narrowing; its `known_violation` has `direction: narrowing`")));
+                continue;
+            }
+            (Some(_), Some(_)) => {
+                errors.push(err(line, format!("bound `{name}`: a bound the oracle counts (`counts:`) needs no `known_violation`")));
+                continue;
+            }
+            (None, None) => {
+                errors.push(err(
+                    line,
+                    format!("bound `{name}`: say what the oracle counts (`counts:`), or, when it cannot count it, mark refusals citing it as a `known_violation` (a narrowing)"),
+                ));
+                continue;
+            }
+        };
+        if let Some(k) = &known_violation {
+            check_issue(&k.issue, &mut |m| errors.push(err(line, format!("bound `{name}`: {m}"))));
+        }
+        bounds.insert(name.clone(), Limit { value: b.value, counts, note: b.note.clone(), known_violation });
+    }
+    let mut target_violations = BTreeMap::new();
+    for (rule, v) in &file.target_violations {
+        let line = v.referenced.line();
+        let Some(r) = TargetRule::ALL.iter().find(|(_, n)| n == rule).map(|(r, _)| *r) else {
+            let names: Vec<_> = TargetRule::ALL.iter().map(|(_, n)| *n).collect();
+            errors.push(err(Some(line), format!("`target_violations`: `{rule}` is not a target rule ({})", names.join(", "))));
+            continue;
+        };
+        check_issue(&v.value.issue, &mut |m| errors.push(err(Some(line), format!("`target_violations.{rule}`: {m}"))));
+        if v.value.witness.trim().is_empty() {
+            errors.push(err(Some(line), format!("`target_violations.{rule}` needs a `witness`")));
+        }
+        if matches!(r, TargetRule::Grammar | TargetRule::Limits) == v.value.keywords.is_empty() {
+            errors.push(err(Some(line), format!("`target_violations.{rule}`: `keywords` lists what breaks the rule for `grammar` (projection keywords) and `limits` (limit names), and only there")));
+        }
+        target_violations.insert(r, TargetViolation { rule: r, line, issue: v.value.issue.clone(), witness: v.value.witness.clone(), keywords: v.value.keywords.clone() });
+    }
+    let (dialect, grammar, requires_object_root, recursion, limits) = match &target {
+        Some(t) => (t.dialect, t.grammar.clone(), t.requires_object_root, t.recursion, t.limits.clone()),
+        None => (Dialect::JsonSchema, None, false, crate::recursion::Recursion::Allowed, BTreeMap::new()),
+    };
+    for (key, value) in [("description", file.description.as_deref()), ("source", Some(file.source.as_str()))] {
+        if value.is_some_and(is_placeholder) {
+            errors.push(err(crate::target::key_line(text, key), format!("`{key}:` is a placeholder: say what the translator is and where its behaviour was read")));
+        }
+    }
 
     if file.run.as_ref().is_some_and(|r| r.first().is_none_or(String::is_empty)) {
         errors.push(err(None, "`run:` needs a program and its arguments, e.g. `[node, translators/external/node/adapter.mjs]`".to_owned()));
+    }
+
+    // The format as a JSON Schema (schemas/table.schema.json, what editors read): checked last, for
+    // what the checks above do not say better.
+    if errors.is_empty()
+        && let Ok(value) = crate::yaml::from_str::<Value>(text)
+    {
+        for (line, message) in crate::schemas::check(crate::schemas::Format::Table, text, &value) {
+            errors.push(err(line, message));
+        }
+    }
+
+    // Marks that point into TRACKING.md must point at an entry that exists.
+    let root = dispositions_dir.parent().unwrap_or(dispositions_dir);
+    let mut tracked: Vec<(u64, &str)> = Vec::new();
+    for e in keywords.values().chain(extensions.iter().map(|(_, e)| e)) {
+        for r in e.base.iter().chain(e.at_root.iter()).chain(e.forms.values()) {
+            if let Some(k) = &r.known_violation {
+                tracked.push((r.id.line, k.issue.as_str()));
+            }
+        }
+    }
+    for b in file.bounds.values() {
+        if let Some(k) = &b.value.known_violation {
+            tracked.push((b.referenced.line(), k.issue.as_str()));
+        }
+    }
+    for v in target_violations.values() {
+        tracked.push((v.line, v.issue.as_str()));
+    }
+    if tracked.iter().any(|(_, i)| matches!(issue_ref(i), Some(IssueRef::Tracking(_)))) {
+        let anchors = tracking_anchors(root);
+        for (line, issue) in tracked {
+            if let Some(IssueRef::Tracking(anchor)) = issue_ref(issue)
+                && !anchors.contains(&anchor)
+            {
+                errors.push(err(Some(line), format!("`known_violation` issue `TRACKING.md#{anchor}`: TRACKING.md has no entry `## {anchor}`")));
+            }
+        }
     }
 
     errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
@@ -537,11 +790,14 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         file: path.to_owned(),
         description: file.description,
         source: file.source,
+        target: target.map(|t| TargetRef { name: t.name, file: t.file }),
         dialect,
         grammar,
-        requires_object_root: file.requires_object_root,
-        recursion: file.recursion,
-        limits: file.limits,
+        requires_object_root,
+        recursion,
+        limits,
+        bounds,
+        target_violations,
         run: file.run,
         install: file.install,
         keywords,
@@ -654,10 +910,14 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     if false_form && matches!(disposition, Disposition::Approximated { direction: Direction::Widening, .. }) {
         fail("a `false` subschema may not be approximated as a widening: that is the inversion `false` -> `{}`; refuse it or keep it (a `known_violation` if the translator does it anyway)".to_owned());
     }
-    if let Some(kv) = &r.known_violation
-        && kv.issue.trim().is_empty()
-    {
-        fail("`known_violation` needs an `issue`".to_owned());
+    if let Some(kv) = &r.known_violation {
+        check_issue(&kv.issue, &mut fail);
+    }
+    for issue in r.issues.iter().filter(|i| is_placeholder(i)) {
+        fail(format!("issue `{issue}` is a placeholder: name a filed issue (`owner/repo#N`, `repo#N` or a URL)"));
+    }
+    if r.note.as_deref().is_some_and(|n| n.contains("TODO")) {
+        fail("the `note` is a TODO: say what the translator does".to_owned());
     }
     Some(Row {
         id: RowId { file: path.to_owned(), line, keyword: keyword.to_owned(), refinement },
@@ -669,31 +929,58 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     })
 }
 
-/// The largest grammar file read: provider allowlists are a few dozen KB.
-pub const MAX_GRAMMAR_BYTES: u64 = 4 * 1024 * 1024;
+/// Whether `text` is a placeholder rather than a value: empty, or a `TODO`.
+#[must_use]
+pub fn is_placeholder(text: &str) -> bool {
+    let t = text.trim();
+    t.is_empty() || t.contains("TODO")
+}
 
-/// Read the grammar `name` from beside the tables: it must resolve (symlinks followed) to a regular
-/// file inside `dispositions_dir`, of at most [`MAX_GRAMMAR_BYTES`]. A table is project data, not
-/// a way to read `/dev/zero` or a file outside the project.
-fn read_grammar(dispositions_dir: &Path, name: &str) -> Result<String, String> {
-    use std::io::Read as _;
-    let base = dispositions_dir.canonicalize().map_err(|e| format!("cannot resolve {}: {e}", dispositions_dir.display()))?;
-    let path = base.join(name).canonicalize().map_err(|e| format!("cannot read: {e}"))?;
-    if !path.starts_with(&base) {
-        return Err(format!("resolves to {}, outside dispositions/: a grammar must live beside the tables", path.display()));
+/// Where an issue reference points: `owner/repo#N`, `repo#N`, a URL, or an entry of the project's
+/// `TRACKING.md` (`TRACKING.md#sf-N`, for a violation not filed upstream yet). Text may follow
+/// (`opencode#1585 (the cycle rule)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IssueRef {
+    Upstream,
+    Tracking(String),
+}
+
+/// The reference at the start of `issue`, if it starts with one.
+#[must_use]
+pub fn issue_ref(issue: &str) -> Option<IssueRef> {
+    let token = issue.split_whitespace().next().unwrap_or_default();
+    if let Some(anchor) = token.strip_prefix("TRACKING.md#") {
+        let n = anchor.strip_prefix("sf-")?;
+        return (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| IssueRef::Tracking(anchor.to_owned()));
     }
-    let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read: {e}"))?;
-    if !meta.is_file() {
-        return Err("is not a regular file".to_owned());
+    if token.starts_with("https://") || token.starts_with("http://") {
+        return Some(IssueRef::Upstream);
     }
-    let mut text = String::new();
-    let read = std::fs::File::open(&path)
-        .and_then(|f| f.take(MAX_GRAMMAR_BYTES + 1).read_to_string(&mut text))
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if read as u64 > MAX_GRAMMAR_BYTES {
-        return Err(format!("is larger than {MAX_GRAMMAR_BYTES} bytes"));
+    let (repo, number) = token.split_once('#')?;
+    let name_ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    let repo_ok = match repo.split_once('/') {
+        Some((owner, name)) => name_ok(owner) && name_ok(name),
+        None => name_ok(repo),
+    };
+    (repo_ok && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some(IssueRef::Upstream)
+}
+
+/// A `known_violation`'s issue must name one: `owner/repo#N`, `repo#N`, a URL, or
+/// `TRACKING.md#sf-N`; a placeholder (`schema-fidelity: untracked`, a `TODO`) tracks nothing.
+fn check_issue(issue: &str, fail: &mut dyn FnMut(String)) {
+    if issue.trim().is_empty() {
+        fail("`known_violation` needs an `issue`".to_owned());
+    } else if is_placeholder(issue) || issue.contains("untracked") {
+        fail(format!("`known_violation` issue `{issue}` is a placeholder: name the upstream issue (`owner/repo#N`, `repo#N`, a URL) or an entry of TRACKING.md (`TRACKING.md#sf-N`)"));
+    } else if issue_ref(issue).is_none() {
+        fail(format!("`known_violation` issue `{issue}` names no issue: start it with `owner/repo#N`, `repo#N`, a URL or `TRACKING.md#sf-N`"));
     }
-    Ok(text)
+}
+
+/// The `sf-N` anchors of the project's TRACKING.md (its `## sf-N` headings).
+fn tracking_anchors(root: &Path) -> std::collections::BTreeSet<String> {
+    let text = crate::target::read_inside(root, "TRACKING.md", "TRACKING.md lives at the project root").unwrap_or_default();
+    text.lines().filter_map(|l| l.strip_prefix("## ")).map(|h| h.trim().to_owned()).filter(|h| h.starts_with("sf-")).collect()
 }
 
 /// The YAML reader's message, said in the table's terms: a duplicated row names the keyword and
@@ -772,7 +1059,8 @@ pub fn lint_runnable(table: &Table, text: &str, root: &Path, reserved: &[&str]) 
     if let Some((path, grammar)) = &table.grammar
         && let Err(e) = jsonschema::draft202012::options().build(grammar)
     {
-        fail(at("grammar"), format!("the grammar {} does not compile: {e}", path.display()));
+        let target = table.target.as_ref().map(|t| format!(" of target `{}`", t.name)).unwrap_or_default();
+        fail(at("target"), format!("the grammar {}{target} does not compile: {e}", path.display()));
     }
     if let Some(command) = &table.run {
         let install = table.install.as_deref().map(|c| format!("; install it with `{c}`")).unwrap_or_default();

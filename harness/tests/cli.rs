@@ -47,6 +47,7 @@ impl Scratch {
         let dir = std::env::temp_dir().join(format!("schema-fidelity-cli-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         copy_dir(&repo().join("corpus"), &dir.join("corpus"));
+        copy_dir(&repo().join("targets"), &dir.join("targets"));
         // Only the two reference tables: the expectations below must not move when a provider
         // table is added to the repository.
         std::fs::create_dir_all(dir.join("dispositions")).expect("create scratch dir");
@@ -264,7 +265,7 @@ fn new_scaffolds_a_table_that_fails_lint_until_filled_and_is_never_overwritten()
     let lint = s.run(&["lint"]);
     assert_eq!(lint.code, 1, "{}", lint.all());
     let todo: Vec<&str> = lint.stdout.lines().filter(|l| l.starts_with("dispositions/acme-strict.yaml:") && l.contains("`disposition: TODO` is not filled in yet")).collect();
-    assert_eq!(todo.len(), 59, "one finding per keyword and boolean subschema:\n{}", lint.all());
+    assert_eq!(todo.len(), 67, "one finding per keyword, boolean subschema and interpreted extension:\n{}", lint.all());
     let pattern_line = text.lines().position(|l| l.starts_with("  pattern:")).expect("pattern row") + 1;
     assert!(lint.stdout.contains(&format!("dispositions/acme-strict.yaml:{pattern_line}: `pattern`: `disposition: TODO`")), "{}", lint.all());
 
@@ -342,10 +343,12 @@ fn line_of(text: &str, start: &str) -> usize {
 #[test]
 fn lint_finds_what_run_would_reject_with_file_and_line() {
     let s = Scratch::new("lint-runnable");
-    std::fs::create_dir_all(s.0.join("dispositions/grammars")).expect("dir");
-    // A grammar that is JSON but does not compile (a pattern that is not a regex).
-    s.write("dispositions/grammars/broken.json", r#"{"properties": {"pattern": {"pattern": "("}}}"#);
-    let grammar = identity_as(&s, "broken-grammar", "grammar: grammars/broken.json\n");
+    // A target whose grammar is JSON but does not compile (a pattern that is not a regex).
+    s.write("targets/grammars/broken.json", r#"{"properties": {"pattern": {"pattern": "("}}}"#);
+    let target = std::fs::read_to_string(s.0.join("targets/json-schema.yaml")).expect("target").replacen("target: json-schema", "target: broken", 1);
+    s.write("targets/broken.yaml", &format!("{target}grammar: {{ file: grammars/broken.json, source: here, read: 2026-11-29 }}\n"));
+    let grammar = identity_as(&s, "broken-grammar", "").replacen("target: json-schema", "target: broken", 1);
+    s.write("dispositions/broken-grammar.yaml", &grammar);
     // A `run:` program that does not exist, one that is not executable, a script that is missing.
     let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\n");
     std::fs::create_dir_all(s.0.join("adapters")).expect("dir");
@@ -363,7 +366,7 @@ fn lint_finds_what_run_would_reject_with_file_and_line() {
     let out = s.run(&["lint"]);
     assert_eq!(out.code, 1, "{}", out.all());
     let expect = |fragment: String| assert!(out.stdout.contains(&fragment), "`{fragment}` not in:\n{}", out.all());
-    expect(format!("dispositions/broken-grammar.yaml:{}: the grammar dispositions/grammars/broken.json does not compile", line_of(&grammar, "grammar:")));
+    expect(format!("dispositions/broken-grammar.yaml:{}: the grammar targets/grammars/broken.json of target `broken` does not compile", line_of(&grammar, "target:")));
     expect(format!("dispositions/missing-program.yaml:{}: the `run:` program `adapters/nowhere.sh` does not exist (paths are relative to the project root); install it with `make adapters`", line_of(&missing, "run:")));
     expect(format!("dispositions/not-executable.yaml:{}: the `run:` program `adapters/plain.sh` is not an executable file", line_of(&plain, "run:")));
     expect(format!("dispositions/missing-script.yaml:{}: the `run:` argument `adapters/gone.sh` names no file", line_of(&script, "run:")));
@@ -704,7 +707,7 @@ fn onboarding_goes_from_new_to_green_and_ends_with_report() {
     assert!(out.stdout.contains("`schema-fidelity report`"), "new says what comes last: {}", out.all());
     let path = s.0.join("dispositions/acme-pass.yaml");
     let scaffold = std::fs::read_to_string(&path).expect("scaffold");
-    for key in ["run: [TODO-runtime", "install: \"TODO", "# target:"] {
+    for key in ["run: [TODO-runtime", "install: \"TODO", "target: TODO"] {
         assert!(scaffold.contains(key), "the scaffold has `{key}`: {scaffold}");
     }
     let lint = s.run(&["lint"]);
@@ -712,6 +715,7 @@ fn onboarding_goes_from_new_to_green_and_ends_with_report() {
     for key in ["description", "source", "run", "install"] {
         assert!(lint.stdout.contains(&format!("`{key}:` still says TODO")), "the lint rejects the `{key}:` placeholder: {}", lint.all());
     }
+    assert!(lint.stdout.contains("target `TODO`"), "the lint rejects the `target:` placeholder: {}", lint.all());
 
     // Fill it in, as the README says.
     python_identity(&s, "acme-pass-adapter-unused");
@@ -727,8 +731,8 @@ fn onboarding_goes_from_new_to_green_and_ends_with_report() {
                 "run: [python3, adapters/ident.py]".to_owned()
             } else if l.starts_with("install:") {
                 "install: \"python3 is enough\"".to_owned()
-            } else if l.starts_with("extensions:") {
-                "extensions:\n  \"*\": { disposition: preserved }".to_owned()
+            } else if l.starts_with("target:") {
+                "target: json-schema".to_owned()
             } else {
                 l.to_owned()
             }

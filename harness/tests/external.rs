@@ -339,6 +339,8 @@ fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("schema-fidelity-external-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
+    // The tables written here name their targets: the project's, linked.
+    std::os::unix::fs::symlink(root().join("targets"), dir.join("targets")).expect("link targets");
     dir
 }
 

@@ -36,6 +36,8 @@ impl Scratch {
         let dir = std::env::temp_dir().join(format!("schema-fidelity-hostile-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create scratch dir");
+        // The tables copied in name their targets: the project's, linked.
+        std::os::unix::fs::symlink(repo().join("targets"), dir.join("targets")).expect("link targets");
         Self(dir)
     }
 

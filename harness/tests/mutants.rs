@@ -179,16 +179,16 @@ fn object_forced_onto_combinator_roots_is_caught_as_narrowing() {
 /// opencode#1585: mutually recursive `$defs` sent uncut to a provider that unrolls cycles only
 /// through non-required properties. The mutant passes the references through (as the pre-fix
 /// normalize did for cycles spanning two definitions); the table is identity's with Gemini's
-/// `recursion: optional-only`.
+/// `recursion: optional-only` (its target's rule, set on the loaded table).
 #[test]
 fn mutually_recursive_defs_left_uncut_are_caught() {
     let (_, cases, env) = fixture();
     let p = Project::at(trials::workspace_root());
     let text = std::fs::read_to_string(p.dispositions_dir().join("identity.yaml")).expect("identity table");
-    let text = text.replacen("keywords:\n", "recursion: optional-only\nkeywords:\n", 1);
     let (table, errors) = table::parse(&text, std::path::Path::new("dispositions/identity.yaml"), &p.dispositions_dir());
     assert!(errors.is_empty(), "{errors:?}");
-    let table = table.expect("parses");
+    let mut table = table.expect("parses");
+    table.recursion = schema_fidelity::recursion::Recursion::OptionalOnly;
     let identity = schema_fidelity_translators::builtin::Identity;
     let case = |name: &str| cases.iter().find(|c| c.id.ends_with(name)).expect("regression case exists").clone();
     let verdict = oracle::check(&table, &identity, &case("::expression-statement-cycle"), &env);

@@ -333,12 +333,9 @@ impl Copy {
         let copy = Self { root };
         let walk = walkdir::WalkDir::new(&source).into_iter().filter_entry(|e| {
             let name = e.file_name().to_str().unwrap_or_default();
-            // Target directories (cargo marks them with CACHEDIR.TAG, whatever their name), and the
-            // installed packages also when they are a symbolic link to a directory elsewhere (a
-            // worktree sharing another checkout's node_modules), which fs::copy cannot copy.
-            let skipped_name = matches!(name, "target" | ".git" | "node_modules" | ".venv");
-            let dir = e.file_type().is_dir();
-            !((dir || e.path_is_symlink()) && skipped_name || dir && e.path().join("CACHEDIR.TAG").exists())
+            // Target directories (cargo marks them with CACHEDIR.TAG, whatever their name).
+            // Installed packages are skipped whether they are folders or links to them.
+            !(matches!(name, "node_modules" | ".venv") || e.file_type().is_dir() && (matches!(name, "target" | ".git") || e.path().join("CACHEDIR.TAG").exists()))
         });
         for entry in walk {
             let entry = entry.map_err(|e| format!("copying the project: {e}"))?;

@@ -199,11 +199,137 @@ fn a_misspelled_field_gets_the_nearest_right_one() {
 }
 
 #[test]
-fn a_grammar_outside_the_tables_or_not_a_file_is_refused_with_its_line() {
-    for (grammar, says) in [("/dev/zero", "outside dispositions/"), ("../Cargo.toml", "outside dispositions/"), ("grammars", "not a regular file")] {
-        let text = identity_text().replacen("keywords:\n", &format!("grammar: {grammar}\nkeywords:\n"), 1);
-        let errors = lint(&text, "identity");
+fn a_grammar_outside_the_targets_or_not_a_file_is_refused_with_its_line() {
+    let dir = trials::workspace_root().join("targets");
+    let base = std::fs::read_to_string(dir.join("json-schema.yaml")).expect("json-schema target");
+    for (grammar, says) in [("/dev/zero", "outside targets"), ("../Cargo.toml", "outside targets"), ("grammars", "not a regular file")] {
+        let text = base.replacen("recursion:", &format!("grammar: {{ file: {grammar}, source: here, read: 2026-11-29 }}\nrecursion:"), 1);
+        let errors = schema_fidelity::target::parse(&text, Path::new("targets/json-schema.yaml"), &dir).expect_err("refused");
         let line = text.lines().position(|l| l.starts_with("grammar:")).expect("inserted") as u64 + 1;
         assert!(errors.iter().any(|e| e.line == Some(line) && e.message.contains(says)), "{grammar}: {errors:?}");
     }
+}
+
+#[test]
+fn a_table_names_a_target_inside_targets() {
+    let text = identity_text();
+    let line = text.lines().position(|l| l.starts_with("target:")).expect("identity names a target") as u64 + 1;
+    for (target, says) in [("../dispositions/identity", "is not a target name"), ("/etc/passwd", "is not a target name"), ("openai-stric", "did you mean `openai-strict`?")] {
+        let errors = lint(&text.replacen("target: json-schema", &format!("target: \"{target}\""), 1), "identity");
+        assert!(errors.iter().any(|e| e.line == Some(line) && e.message.contains(says)), "{target}: {errors:?}");
+    }
+    let errors = lint(&text.replacen("target: json-schema\n", "", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.starts_with("no `target:`")), "{errors:?}");
+    let external = text.replacen("target: json-schema\n", "run: [node, adapter.mjs]\n", 1);
+    assert!(lint(&external, "identity").iter().any(|e| e.message.contains("an external translator must name one")));
+}
+
+#[test]
+fn a_provider_rule_in_a_table_belongs_to_its_target() {
+    for (rule, key) in [("dialect: json-schema", "dialect"), ("grammar: grammars/gemini.json", "grammar"), ("requires_object_root: true", "requires_object_root"), ("recursion: none", "recursion"), ("limits: {}", "limits")] {
+        let text = identity_text().replacen("keywords:\n", &format!("{rule}\nkeywords:\n"), 1);
+        let line = text.lines().position(|l| l.starts_with(key)).expect("inserted") as u64 + 1;
+        let errors = lint(&text, "identity");
+        assert!(errors.iter().any(|e| e.line == Some(line) && e.message.contains("belongs to the target")), "{rule}: {errors:?}");
+    }
+}
+
+#[test]
+fn the_external_tables_are_checked_against_their_targets() {
+    let p = project();
+    for (table, target) in [("pydantic-ai-google", "gemini-json-schema"), ("mastra-openai-strict", "openai-strict")] {
+        let path = p.dispositions_dir().join(format!("{table}.yaml"));
+        let (t, _) = table::load_lenient(&path, p.relative(&path), &p.dispositions_dir());
+        let t = t.expect("loads");
+        assert_eq!(t.target.as_ref().map(|t| t.name.as_str()), Some(target));
+        assert!(t.grammar.is_some() && t.requires_object_root, "{table} gets its target's grammar and object-root rule");
+    }
+}
+
+#[test]
+fn extensions_some_target_interprets_have_rows_of_their_own() {
+    let text = identity_text();
+    for name in schema_fidelity::table::INTERPRETED_EXTENSIONS {
+        let line = text.lines().find(|l| l.starts_with(&format!("  {name}:")) || l.starts_with(&format!("  \"{name}\":"))).expect("identity has the row");
+        let errors = lint(&text.replacen(&format!("{line}\n"), "", 1), "identity");
+        assert!(errors.iter().any(|e| e.message.starts_with(&format!("no row for extension `{name}`"))), "{name}: {errors:?}");
+    }
+    // A glob that is not `preserved` would interpret what it covers.
+    let star = text.lines().find(|l| l.starts_with("  \"*\":")).expect("identity has a `*` row");
+    let errors = lint(&text.replacen(star, "  \"*\": { disposition: approximated, direction: widening, to: dropped }", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.contains("may cover only pure annotations")), "{errors:?}");
+}
+
+#[test]
+fn placeholders_are_rejected() {
+    let text = identity_text();
+    let errors = lint(&text.replacen("  minimum: { disposition: preserved }", "  minimum: { disposition: preserved, note: \"TODO\" }", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.contains("`minimum`: the `note` is a TODO")), "{errors:?}");
+    let errors = lint(&text.replacen("  minimum: { disposition: preserved }", "  minimum: { disposition: preserved, issues: [\"TODO\"] }", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.contains("is a placeholder")), "{errors:?}");
+    let source = text.lines().find(|l| l.starts_with("source:")).expect("a source line");
+    let errors = lint(&text.replacen(source, "source: \"TODO: where the translator was read\"", 1), "identity");
+    assert!(errors.iter().any(|e| e.message.starts_with("`source:` is a placeholder")), "{errors:?}");
+}
+
+#[test]
+fn a_known_violation_names_a_real_issue() {
+    let text = identity_text();
+    let with = |issue: &str| {
+        let row = format!("  minimum: {{ disposition: preserved, known_violation: {{ issue: \"{issue}\", direction: narrowing, witness: w }} }}");
+        lint(&text.replacen("  minimum: { disposition: preserved }", &row, 1), "identity")
+    };
+    for (issue, says) in [
+        ("schema-fidelity: untracked", "is a placeholder"),
+        ("schema-fidelity: untracked (found later)", "is a placeholder"),
+        ("somebody should file this", "names no issue"),
+        ("TRACKING.md#sf-99999", "TRACKING.md has no entry `## sf-99999`"),
+    ] {
+        let errors = with(issue);
+        assert!(errors.iter().any(|e| e.message.contains(says)), "{issue}: {errors:?}");
+    }
+    for issue in ["opencode#1585", "pydantic/pydantic-ai#123 (the cycle rule)", "https://github.com/o/r/issues/1", "TRACKING.md#sf-1"] {
+        assert!(with(issue).is_empty(), "{issue}: {:?}", with(issue));
+    }
+}
+
+#[test]
+fn every_table_target_and_corpus_file_names_its_schema_and_satisfies_it() {
+    use schema_fidelity::schemas::{self, Format};
+    let root = trials::workspace_root();
+    let mut files: Vec<(PathBuf, Format)> = Vec::new();
+    for (dir, format) in [("dispositions", Format::Table), ("targets", Format::Target)] {
+        for e in std::fs::read_dir(root.join(dir)).expect("dir").flatten() {
+            if e.path().extension().is_some_and(|x| x == "yaml") {
+                files.push((e.path(), format));
+            }
+        }
+    }
+    for e in walkdir::WalkDir::new(root.join("corpus")).into_iter().flatten() {
+        if e.path().extension().is_some_and(|x| x == "yaml") {
+            files.push((e.path().to_owned(), Format::Corpus));
+        }
+    }
+    assert!(files.len() > 60, "{} files", files.len());
+    for (path, format) in files {
+        let text = std::fs::read_to_string(&path).expect("read");
+        let first = text.lines().next().unwrap_or_default();
+        let named = first.strip_prefix("# yaml-language-server: $schema=").map(|rel| path.parent().expect("dir").join(rel));
+        let expected = root.join(format.path());
+        assert!(named.is_some_and(|n| n.canonicalize().ok() == expected.canonicalize().ok()), "{}: the first line names {}", path.display(), format.path());
+        let value: serde_json::Value = schema_fidelity::yaml::from_str(&text).expect("YAML");
+        let found = schemas::check(format, &text, &value);
+        assert!(found.is_empty(), "{}: {found:?}", path.display());
+    }
+}
+
+#[test]
+fn the_lint_holds_corpus_files_to_their_schema_with_a_line() {
+    let dir = std::env::temp_dir().join(format!("schema-fidelity-corpus-schema-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("bad.yaml");
+    std::fs::write(&path, "cases:\n  - name: n\n    description: d\n    schema: 5\n    instances: []\n").expect("write");
+    let e = schema_fidelity::corpus::load_own_file("bad.yaml", &path).expect_err("a number is no schema");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(e.message.contains("schemas/corpus.schema.json at `/cases/0/schema`") && e.line == Some(4), "{e:?}");
 }

@@ -64,6 +64,10 @@ pub enum Dialect {
     JsonSchema,
     /// The Gemini/Vertex proto `Schema` message used by the legacy `parameters` field.
     GeminiProto,
+    /// OpenAPI 3.0's Schema Object: lowercase JSON Schema whose `nullable: true` admits `null`
+    /// (Gemini-style schemas written with lowercase types).
+    #[serde(rename = "openapi-3.0")]
+    OpenApi30,
 }
 
 impl Dialect {
@@ -72,6 +76,7 @@ impl Dialect {
         match self {
             Self::JsonSchema => "json-schema",
             Self::GeminiProto => "gemini-proto",
+            Self::OpenApi30 => "openapi-3.0",
         }
     }
 }
@@ -89,27 +94,76 @@ impl std::fmt::Display for Fault {
     }
 }
 
-/// A translator's named refusal to project a schema.
+/// A translator's named refusal to project a schema, with its typed reason.
+///
+/// Serialized as `{keyword, pointer, message}` or `{limit, measured, value, message}`: the shape of
+/// the `refusal` message in the adapter protocol (`protocol/response.schema.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
-    /// The keyword the refusal is about (a keyword with a `refused` row, or `type` for a table
-    /// that requires an object root).
-    pub keyword: String,
-    /// JSON pointer, into the source, of the schema node holding that keyword.
-    pub pointer: String,
+    #[serde(flatten)]
+    pub cites: Cites,
     /// A sentence for the person reading the error.
     pub message: String,
 }
 
+/// What a refusal cites: a keyword where it stands, or a limit with the translator's count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Cites {
+    /// A keyword with a `refused` row (or `type`, or the boolean root, for a table that requires an
+    /// object root) and the JSON pointer, into the source, of the schema node holding it.
+    Keyword { keyword: String, pointer: String },
+    /// A limit of the target or a bound of the translator (`limits:`/`bounds:` by name), the
+    /// translator's count and the limit's value: `measured` exceeds `value`.
+    Limit { limit: String, measured: u64, value: u64 },
+}
+
 impl Refusal {
+    /// A refusal citing `keyword` at `pointer`.
     #[must_use]
     pub fn new(keyword: impl Into<String>, pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { keyword: keyword.into(), pointer: pointer.into(), message: message.into() }
+        Self { cites: Cites::Keyword { keyword: keyword.into(), pointer: pointer.into() }, message: message.into() }
+    }
+
+    /// A refusal citing the limit `name`: the translator counted `measured` where it allows `value`.
+    #[must_use]
+    pub fn limit(name: impl Into<String>, measured: u64, value: u64, message: impl Into<String>) -> Self {
+        Self { cites: Cites::Limit { limit: name.into(), measured, value }, message: message.into() }
+    }
+
+    /// The keyword cited, or `""` for a limit.
+    #[must_use]
+    pub fn keyword(&self) -> &str {
+        match &self.cites {
+            Cites::Keyword { keyword, .. } => keyword,
+            Cites::Limit { .. } => "",
+        }
+    }
+
+    /// The pointer of the keyword cited, or `""` for a limit.
+    #[must_use]
+    pub fn pointer(&self) -> &str {
+        match &self.cites {
+            Cites::Keyword { pointer, .. } => pointer,
+            Cites::Limit { .. } => "",
+        }
+    }
+
+    /// The limit cited, if the refusal cites one.
+    #[must_use]
+    pub fn limit_name(&self) -> Option<&str> {
+        match &self.cites {
+            Cites::Limit { limit, .. } => Some(limit),
+            Cites::Keyword { .. } => None,
+        }
     }
 }
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "refused `{}` at `{}`: {}", self.keyword, self.pointer, self.message)
+        match &self.cites {
+            Cites::Keyword { keyword, pointer } => write!(f, "refused `{keyword}` at `{pointer}`: {}", self.message),
+            Cites::Limit { limit, measured, value } => write!(f, "refused citing `limit:{limit}` ({measured} where {value} is allowed): {}", self.message),
+        }
     }
 }

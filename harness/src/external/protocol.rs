@@ -255,7 +255,20 @@ mod tests {
         assert!(!p.codec.is_identity());
 
         let line = r#"{"id":4,"refusal":{"keyword":"$ref","pointer":"/properties/a","message":"recursive"}}"#;
-        assert!(matches!(parse_response(line, true).unwrap(), Response::Answer(Answer { id: 4, body: AnswerBody::Refusal(_) })));
+        let Response::Answer(Answer { id: 4, body: AnswerBody::Refusal(r) }) = parse_response(line, true).unwrap() else { panic!("a refusal") };
+        assert_eq!((r.keyword(), r.pointer()), ("$ref", "/properties/a"));
+        // A typed limit refusal: name, the translator's count and the limit's value.
+        let line = r#"{"id":5,"refusal":{"limit":"max-depth","measured":11,"value":10,"message":"deep"}}"#;
+        let Response::Answer(Answer { id: 5, body: AnswerBody::Refusal(r) }) = parse_response(line, true).unwrap() else { panic!("a refusal") };
+        assert_eq!(r.cites, schema_fidelity_translators::Cites::Limit { limit: "max-depth".to_owned(), measured: 11, value: 10 });
+        // The old free-string form and a limit without its count are protocol faults.
+        for line in [
+            r#"{"id":6,"refusal":{"keyword":"limit:max-depth","message":"deep"}}"#,
+            r#"{"id":6,"refusal":{"limit":"max-depth","message":"deep"}}"#,
+            r#"{"id":6,"refusal":{"keyword":"$depth","pointer":"","limit":"max-depth","measured":1,"value":0,"message":"both"}}"#,
+        ] {
+            assert!(parse_response(line, true).is_err(), "{line}");
+        }
         let line = r#"{"started":{"protocol":1,"name":"x","version":"1.0.0","translators":["x"]}}"#;
         assert!(matches!(parse_response(line, true).unwrap(), Response::Started { .. }));
     }

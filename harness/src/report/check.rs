@@ -428,13 +428,15 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
         Verdict::Pass(summary) if summary.refused => {
             out.verdict = CheckVerdict::Refused;
             if let Some(Outcome::Refused(r)) = &judged.outcome {
-                let cited = present.iter().find(|(p, row)| row.disposition == Disposition::Refused && row.id.keyword == r.keyword && *p == r.pointer);
+                let cited = present.iter().find(|(p, row)| row.disposition == Disposition::Refused && row.id.keyword == r.keyword() && *p == r.pointer());
                 out.rows = cited.iter().map(|(p, row)| row_use(&name, row, p)).collect();
-                let at = if r.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", r.pointer) };
-                out.summary = format!("refuses `{}` at {at}: {}", r.keyword, r.message);
+                // A limit is cited as `limit:<name>`, at the root (it is about the whole schema).
+                let keyword = r.limit_name().map_or_else(|| r.keyword().to_owned(), |l| format!("limit:{l}"));
+                let at = if r.pointer().is_empty() { "the root".to_owned() } else { format!("`{}`", r.pointer()) };
+                out.summary = format!("refuses `{keyword}` at {at}: {}", r.message);
                 out.refusal = Some(RefusalOut {
-                    keyword: r.keyword.clone(),
-                    pointer: r.pointer.clone(),
+                    keyword,
+                    pointer: r.pointer().to_owned(),
                     message: r.message.clone(),
                     row: cited.map(|(_, row)| anchor::citation(&name, &row.id.keyword, row.id.refinement.as_deref())),
                     note: cited.and_then(|(_, row)| row.note.clone()),

@@ -86,10 +86,14 @@ pub struct TranslatorReport {
     pub table: String,
     pub description: Option<String>,
     pub source: Option<String>,
+    /// The target the table names (`targets/<name>.yaml`).
+    pub target: Option<String>,
     pub dialect: Option<String>,
     pub grammar: Option<String>,
     pub requires_object_root: bool,
     pub limits: Vec<LimitReport>,
+    /// Rules of the target the translator is known to break (`target_violations:`).
+    pub target_violations: Vec<TargetViolationReport>,
     /// Lint findings, each `file:line: message`.
     pub lint: Vec<String>,
     /// `null` when no translator of this name is known: the table is shown, nothing is run.
@@ -107,9 +111,24 @@ pub struct TranslatorReport {
 }
 
 #[derive(Debug, Clone, Serialize)]
+pub struct TargetViolationReport {
+    /// `grammar`, `recursion`, `object-root` or `limits`.
+    pub rule: String,
+    pub line: u64,
+    pub issue: String,
+    /// For `grammar`: the projection keywords at fault; for `limits`: the limits.
+    pub keywords: Vec<String>,
+    pub witness: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
 pub struct LimitReport {
     pub name: String,
     pub value: u64,
+    /// What the oracle counts; `None` for a bound it cannot count (a known narrowing).
+    pub counts: Option<String>,
+    /// `target` (a documented provider limit) or `translator` (the translator's own bound).
+    pub of: String,
     pub note: String,
 }
 
@@ -339,8 +358,8 @@ pub fn witness_report(case: &str, w: &Witness, explained_by: usize) -> WitnessRe
 fn select_refusal(row: &Row, runs: &[Arc<Record>]) -> Option<RefusalReport> {
     let key = key_of(row);
     runs.iter().filter(|r| r.rows.contains(&key) && matches!(&r.verdict, Verdict::Pass(s) if s.refused)).find_map(|run| match &run.outcome {
-        Some(Outcome::Refused(refusal)) if refusal.keyword == row.id.keyword => {
-            Some(RefusalReport { case: run.case.id.clone(), pointer: refusal.pointer.clone(), message: refusal.message.clone() })
+        Some(Outcome::Refused(refusal)) if refusal.keyword() == row.id.keyword => {
+            Some(RefusalReport { case: run.case.id.clone(), pointer: refusal.pointer().to_owned(), message: refusal.message.clone() })
         }
         _ => None,
     })
@@ -380,10 +399,12 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             table: table_file.to_owned(),
             description: None,
             source: None,
+            target: None,
             dialect: None,
             grammar: None,
             requires_object_root: false,
             limits: Vec::new(),
+            target_violations: Vec::new(),
             lint,
             trials: None,
             rows: Vec::new(),
@@ -414,7 +435,31 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         dialect: Some(table.dialect.name().to_owned()),
         grammar: table.grammar.as_ref().map(|(p, _)| slash(p)),
         requires_object_root: table.requires_object_root,
-        limits: table.limits.iter().map(|(n, l)| LimitReport { name: n.clone(), value: l.value, note: l.note.clone() }).collect(),
+        target: table.target.as_ref().map(|t| t.name.clone()),
+        limits: table
+            .limits
+            .iter()
+            .map(|(n, l)| (n, l, "target"))
+            .chain(table.bounds.iter().map(|(n, l)| (n, l, "translator")))
+            .map(|(n, l, of)| LimitReport {
+                name: n.clone(),
+                value: l.value,
+                counts: l.known_violation.is_none().then(|| l.counts.name().to_owned()),
+                of: of.to_owned(),
+                note: l.note.clone(),
+            })
+            .collect(),
+        target_violations: table
+            .target_violations
+            .values()
+            .map(|v| TargetViolationReport {
+                rule: v.rule.name().to_owned(),
+                line: v.line,
+                issue: v.issue.clone(),
+                keywords: v.keywords.clone(),
+                witness: v.witness.clone(),
+            })
+            .collect(),
         lint,
         trials: run.map(tally),
         rows,

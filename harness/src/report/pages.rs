@@ -31,6 +31,7 @@ pub fn page(t: &TranslatorReport, report: &Report) -> String {
     };
     s.push_str("| | |\n|---|---|\n");
     let _ = writeln!(s, "| source | {} |", md_inline(source));
+    let _ = writeln!(s, "| target | {} |", t.target.as_deref().map_or_else(|| "none".to_owned(), |n| format!("[`{n}`](../targets/{n}.yaml)")));
     let _ = writeln!(s, "| dialect | `{}` |", t.dialect.as_deref().unwrap_or("json-schema"));
     let _ = writeln!(s, "| grammar | {} |", t.grammar.as_deref().map_or_else(|| "none".to_owned(), |g| format!("[`{g}`](../{g})")));
     let _ = writeln!(s, "| object root required | {} |", if t.requires_object_root { "yes" } else { "no" });
@@ -51,10 +52,19 @@ pub fn page(t: &TranslatorReport, report: &Report) -> String {
     }
 
     if !t.limits.is_empty() {
-        s.push_str("## Limits\n\nDocumented provider limits the translator enforces by refusing, citing `limit:<name>`.\n\n");
-        s.push_str("| limit | value | note |\n|---|--:|---|\n");
+        s.push_str("## Limits\n\nThe target's documented limits (no projection may exceed them) and the translator's own bounds. A refusal cites one as `{limit, measured, value}`, and passes only when the source exceeds it by the oracle's count; a bound the oracle cannot count is a known narrowing.\n\n");
+        s.push_str("| limit | of | value | counts | note |\n|---|---|--:|---|---|\n");
         for l in &t.limits {
-            let _ = writeln!(s, "| `{}` | {} | {} |", l.name, l.value, md_inline(&l.note));
+            let counts = l.counts.as_deref().map_or_else(|| "(not counted)".to_owned(), |c| format!("`{c}`"));
+            let _ = writeln!(s, "| `{}` | {} | {} | {counts} | {} |", l.name, l.of, l.value, md_inline(&l.note));
+        }
+        s.push('\n');
+    }
+    if !t.target_violations.is_empty() {
+        s.push_str("## Target violations\n\nRules of the target this translator is known to break (`target_violations:`), each an expected failure where it reproduces.\n\n");
+        for v in &t.target_violations {
+            let keywords = if v.keywords.is_empty() { String::new() } else { format!(" at {}", v.keywords.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")) };
+            let _ = writeln!(s, "- ⚠ **{}**{keywords} ([`{}:{}`](../{}#L{}), {}): {}", v.rule, t.table, v.line, t.table, v.line, md_inline(&v.issue), md_inline(&v.witness));
         }
         s.push('\n');
     }

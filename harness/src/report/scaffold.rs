@@ -30,7 +30,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
 /// The text of a new table for `name`.
 #[must_use]
 pub fn scaffold(name: &str) -> String {
-    let mut s = String::new();
+    let mut s = String::from("# yaml-language-server: $schema=../schemas/table.schema.json\n");
     let _ = writeln!(
         s,
         "# Disposition table for `{name}`, scaffolded by `schema-fidelity new {name}`.\n\
@@ -57,10 +57,11 @@ pub fn scaffold(name: &str) -> String {
     let _ = writeln!(s, "run: [TODO-runtime, translators/external/TODO/{name}.adapter]   # e.g. [node, translators/external/node/{name}.mjs]");
     s.push_str("install: \"TODO: the command that installs it\"   # e.g. \"npm ci --prefix translators/external/node\"\n");
     s.push_str(
-        "# target: the provider surface the projection is sent to (OpenAI strict function calling, Gemini\n\
-         # parametersJsonSchema, ...). Say it in `description:` above; a table key for it comes with\n\
-         # provider targets (issue 12).\n",
+        "# The provider surface the projection is sent to: one of targets/*.yaml (openai-strict,\n\
+         # gemini-json-schema, anthropic, mcp, ...). Its grammar, cycle rule, object-root rule and limits\n\
+         # then apply to every projection. The lint rejects TODO.\n",
     );
+    s.push_str("target: TODO\n");
     s.push_str("keywords:\n");
     let mut vocabulary = None;
     for k in DRAFT_2020_12 {
@@ -75,10 +76,14 @@ pub fn scaffold(name: &str) -> String {
         let _ = writeln!(s, "  {}: {{ disposition: TODO }}", yaml_key(k));
     }
     s.push_str(
-        "# Keys that are not draft 2020-12 keywords (`nullable`, `example`, `x-*`, ...) need rows here when\n\
-         # schemas carry them; a name ending in `*` is a glob.\n\
-         extensions: {}\n",
+        "# Keys that are not draft 2020-12 keywords. Those some provider interprets need a row each; other\n\
+         # keys schemas carry need rows too (a name ending in `*` is a glob, which may only be preserved).\n\
+         extensions:\n",
     );
+    for k in crate::table::INTERPRETED_EXTENSIONS {
+        let _ = writeln!(s, "  {}: {{ disposition: TODO }}", yaml_key(k));
+    }
+    s.push_str("  \"*\": { disposition: preserved, note: \"unknown keywords are annotations in draft 2020-12\" }\n");
     s
 }
 
@@ -106,7 +111,8 @@ mod tests {
         let (table, errors) = crate::table::parse(&text, std::path::Path::new("dispositions/fresh.yaml"), std::path::Path::new("dispositions"));
         assert!(table.is_some(), "{errors:?}");
         let todo = errors.iter().filter(|e| e.message.contains("`disposition: TODO`")).count();
-        assert_eq!(todo, DRAFT_2020_12.len() + BOOLEAN_SUBSCHEMAS.len(), "{errors:?}");
+        assert_eq!(todo, DRAFT_2020_12.len() + BOOLEAN_SUBSCHEMAS.len() + crate::table::INTERPRETED_EXTENSIONS.len(), "{errors:?}");
+        assert!(errors.iter().any(|e| e.message.starts_with("target `TODO`")), "the target placeholder is rejected: {errors:?}");
         // The scaffolded header fields, too: description, source, run, install.
         let placeholders: Vec<&str> = errors.iter().filter(|e| e.message.contains("still says TODO")).map(|e| e.message.as_str()).collect();
         assert_eq!(placeholders.len(), 4, "{errors:?}");

@@ -1,7 +1,7 @@
 // The schema-fidelity adapter protocol, version 1, for Node adapters.
 //
 // An adapter is a function per translator, `translate(schema) -> projection`, that throws a
-// `Refusal` where the translator refuses by design; `serve()` does the rest. The messages are
+// `Refusal` (or `LimitRefusal`) where the translator refuses by design; `serve()` does the rest. The messages are
 // specified in protocol/request.schema.json and protocol/response.schema.json.
 //
 // While serving, console.log/info/debug write to stderr: a library that logs cannot corrupt the
@@ -17,6 +17,27 @@ export class Refusal extends Error {
     super(message);
     this.keyword = keyword;
     this.pointer = pointer;
+  }
+
+  cites() {
+    return { keyword: this.keyword, pointer: this.pointer, message: this.message };
+  }
+}
+
+/**
+ * The translator refuses because the schema exceeds a limit: its name (a `limits:` entry of the
+ * table's target or a `bounds:` entry of the table), the translator's count, the limit's value.
+ */
+export class LimitRefusal extends Refusal {
+  constructor(limit, measured, value, message) {
+    super("", "", message);
+    this.limit = limit;
+    this.measured = measured;
+    this.value = value;
+  }
+
+  cites() {
+    return { limit: this.limit, measured: this.measured, value: this.value, message: this.message };
   }
 }
 
@@ -47,7 +68,7 @@ export async function serve({ name, version, translators, packages, unavailable 
       send({ id, projection: await translators[request.translator](request.schema) });
     } catch (error) {
       if (error instanceof Refusal) {
-        send({ id, refusal: { keyword: error.keyword, pointer: error.pointer, message: error.message } });
+        send({ id, refusal: error.cites() });
       } else {
         console.error(error);
         send({ id, error: { message: `${error?.name ?? "Error"}: ${error?.message ?? String(error)}` } });

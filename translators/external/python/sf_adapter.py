@@ -1,7 +1,7 @@
 """The schema-fidelity adapter protocol, version 1, for Python adapters.
 
 An adapter is a function per translator, `translate(schema) -> projection dict`, that raises
-`Refusal` where the translator refuses by design; `serve()` does the rest. The messages are
+`Refusal` (or `LimitRefusal`) where the translator refuses by design; `serve()` does the rest. The messages are
 specified in `protocol/request.schema.json` and `protocol/response.schema.json`.
 
 While serving, `sys.stdout` points at stderr: a library that prints cannot corrupt the protocol
@@ -23,6 +23,23 @@ class Refusal(Exception):
         self.keyword = keyword
         self.pointer = pointer
         self.message = message
+
+    def cites(self):
+        return {"keyword": self.keyword, "pointer": self.pointer, "message": self.message}
+
+
+class LimitRefusal(Refusal):
+    """The translator refuses because the schema exceeds a limit: its name (a `limits:` entry of
+    the table's target or a `bounds:` entry of the table), the translator's count, the limit's value."""
+
+    def __init__(self, limit, measured, value, message):
+        super().__init__("", "", message)
+        self.limit = limit
+        self.measured = measured
+        self.value = value
+
+    def cites(self):
+        return {"limit": self.limit, "measured": self.measured, "value": self.value, "message": self.message}
 
 
 def serve(name, version, translators, packages=None, unavailable=None):
@@ -58,7 +75,7 @@ def serve(name, version, translators, packages=None, unavailable=None):
             send(answer)
             continue
         except Refusal as refusal:
-            answer = {"id": request_id, "refusal": {"keyword": refusal.keyword, "pointer": refusal.pointer, "message": refusal.message}}
+            answer = {"id": request_id, "refusal": refusal.cites()}
         except Exception as error:  # noqa: BLE001 -- every failure is reported against its case
             traceback.print_exc(file=sys.stderr)
             answer = {"id": request_id, "error": {"message": f"{type(error).__name__}: {error}"}}

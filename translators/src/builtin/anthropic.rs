@@ -40,7 +40,7 @@ impl Translator for Anthropic {
 
 fn check(source: &Value) -> Result<(), Refusal> {
     let occurrences = walk::occurrences(source)
-        .map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+        .map_err(|e| Refusal::limit("max-depth", (walk::MAX_DEPTH + 1) as u64, walk::MAX_DEPTH as u64, e.to_string()))?;
     let Some(root) = source.as_object() else {
         // The root rule, not a row: a boolean root lacks the object type the API requires, so the
         // refusal cites `type` on the root, as for any other non-object root. (Citing `true` or

@@ -2,7 +2,7 @@
 //!
 //! CCA forwards a Claude tool's schema only when it holds no `nullable`, no `type` list, no
 //! `type: "null"` and no `anyOf`/`oneOf`/`allOf` (the seed's CONSTRAINTS.md §3.5 "residual
-//! incompatibility gate"; `dispositions/grammars/cca-claude.json` is that gate as data). The
+//! incompatibility gate"; `targets/grammars/cca-claude.json` is that gate as data). The
 //! reference implementation (oh-my-pi `normalizeSchemaForCCA`) got there by collapsing unions to
 //! their first member (D4), overwriting a parent's `type` (D2), dropping `null` from required
 //! properties (D5), and replacing the whole tool with `{type: object, properties: {}}` for any
@@ -72,7 +72,7 @@ pub(super) struct Fallback {
 }
 
 fn translate(source: &Value) -> Result<Projection, Refusal> {
-    walk::check_depth(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+    walk::check_depth(source).map_err(|e| Refusal::limit("max-depth", (walk::MAX_DEPTH + 1) as u64, walk::MAX_DEPTH as u64, e.to_string()))?;
     refuse_uri_references(source)?;
     let rooted = force_object_root(source)?;
     let (schema, codec) = match normalize(&rooted) {
@@ -84,7 +84,7 @@ fn translate(source: &Value) -> Result<Projection, Refusal> {
 
 /// CCA fetches no documents: a reference that is not a `#` fragment cannot be evaluated there.
 fn refuse_uri_references(source: &Value) -> Result<(), Refusal> {
-    let occurrences = walk::occurrences(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+    let occurrences = walk::occurrences(source).map_err(|e| Refusal::limit("max-depth", (walk::MAX_DEPTH + 1) as u64, walk::MAX_DEPTH as u64, e.to_string()))?;
     for o in occurrences {
         if matches!(o.keyword, "$ref" | "$dynamicRef") && Form::of(o.keyword, o.value) == Form::Uri {
             return Err(Refusal::new(o.keyword, o.pointer, format!("`{}` names a URI; Cloud Code Assist resolves no referenced documents", o.value)));
@@ -529,6 +529,6 @@ mod tests {
     #[test]
     fn uri_references_are_refused() {
         let refused = translate(&json!({"type": "object", "properties": {"a": {"$ref": "other.json"}}})).unwrap_err();
-        assert_eq!((refused.keyword.as_str(), refused.pointer.as_str()), ("$ref", "/properties/a"));
+        assert_eq!((refused.keyword(), refused.pointer()), ("$ref", "/properties/a"));
     }
 }

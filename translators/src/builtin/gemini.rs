@@ -69,12 +69,6 @@ impl Translator for Gemini {
 /// Why a reference to another document is refused.
 pub(super) const URI_REFUSAL: &str = "the reference names another document; the provider fetches nothing and the translator resolves only `#` fragments";
 
-/// The limit a projection nesting deeper than [`walk::MAX_DEPTH`] cites.
-pub(super) const LIMIT_DEPTH: &str = "limit:max-depth";
-/// The limit a projection larger than [`MAX_NODES`] cites.
-pub(super) const LIMIT_SIZE: &str = "limit:schema-size";
-/// The limit a source written against another meta-schema cites.
-pub(super) const LIMIT_META_SCHEMA: &str = "limit:meta-schema";
 /// The largest projection either Gemini translator emits, in schema nodes.
 pub(super) const MAX_NODES: usize = 20_000;
 
@@ -93,7 +87,7 @@ pub(super) fn count(value: &Value) -> Option<u64> {
 /// Refuse a source whose root is not `type: "object"` (both Gemini forms require an object root)
 /// or which holds a keyword `refused` names, citing the first such occurrence.
 pub(super) fn scan(source: &Value, refused: impl Fn(&Occurrence<'_>) -> Option<&'static str>) -> Result<(), Refusal> {
-    let occurrences = walk::occurrences(source).map_err(|e| Refusal::new(LIMIT_DEPTH, e.pointer.clone(), e.to_string()))?;
+    let occurrences = walk::occurrences(source).map_err(|e| too_deep(&e.pointer))?;
     if source.get("type") != Some(&Value::from("object")) {
         return Err(Refusal::new(
             "type",
@@ -103,10 +97,14 @@ pub(super) fn scan(source: &Value, refused: impl Fn(&Occurrence<'_>) -> Option<&
     }
     for occurrence in &occurrences {
         if occurrence.keyword == "$schema" && occurrence.value.as_str().map(|s| s.trim_end_matches('#')) != Some(DRAFT_2020_12) {
-            return Err(Refusal::new(
-                LIMIT_META_SCHEMA,
-                occurrence.pointer.clone(),
-                format!("the source declares the meta-schema {}; only draft 2020-12 is read (another meta-schema may turn vocabularies off, and it is not fetched)", occurrence.value),
+            return Err(Refusal::limit(
+                "meta-schema",
+                1,
+                0,
+                format!(
+                    "the source declares the meta-schema {} at `{}`; only draft 2020-12 is read (another meta-schema may turn vocabularies off, and it is not fetched)",
+                    occurrence.value, occurrence.pointer
+                ),
             ));
         }
         if let Some(reason) = refused(occurrence) {
@@ -118,12 +116,14 @@ pub(super) fn scan(source: &Value, refused: impl Fn(&Occurrence<'_>) -> Option<&
 
 /// A refusal citing the depth limit at `pointer`.
 pub(super) fn too_deep(pointer: &str) -> Refusal {
-    Refusal::new(LIMIT_DEPTH, pointer, format!("the projection nests deeper than {} levels", walk::MAX_DEPTH))
+    let (measured, value) = ((walk::MAX_DEPTH + 1) as u64, walk::MAX_DEPTH as u64);
+    Refusal::limit("max-depth", measured, value, format!("the projection nests deeper than {} levels at `{pointer}`", walk::MAX_DEPTH))
 }
 
 /// A refusal citing the size limit at `pointer`.
 pub(super) fn too_large(pointer: &str) -> Refusal {
-    Refusal::new(LIMIT_SIZE, pointer, format!("the projection would exceed {MAX_NODES} schema nodes (Gemini rejects schemas with \"too many states\")"))
+    let (measured, value) = ((MAX_NODES + 1) as u64, MAX_NODES as u64);
+    Refusal::limit("schema-size", measured, value, format!("the projection would exceed {MAX_NODES} schema nodes at `{pointer}` (Gemini rejects schemas with \"too many states\")"))
 }
 
 /// The source document, for resolving `#` references the way draft 2020-12 does: a fragment is

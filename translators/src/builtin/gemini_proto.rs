@@ -541,8 +541,14 @@ impl Build<'_> {
 
     /// The conjunction of two disjunctions: every compatible pair merged.
     fn conj(&mut self, a: Disj, b: Disj, pointer: &str) -> Result<Disj, Refusal> {
-        if a.len().saturating_mul(b.len()) > MAX_BRANCHES {
-            return Err(too_large(pointer));
+        let branches = a.len().saturating_mul(b.len());
+        if branches > MAX_BRANCHES {
+            return Err(Refusal::limit(
+                "max-branches",
+                branches as u64,
+                MAX_BRANCHES as u64,
+                format!("the conjunction at `{pointer}` would make {branches} branches; the translator writes at most {MAX_BRANCHES}"),
+            ));
         }
         let mut out = Vec::new();
         for x in &a {
@@ -913,6 +919,6 @@ mod tests {
 
     #[test]
     fn non_object_root_is_refused() {
-        assert!(matches!(GeminiProto.translate(&json!({"allOf": [{"type": "string"}]})), Outcome::Refused(r) if r.keyword == "type"));
+        assert!(matches!(GeminiProto.translate(&json!({"allOf": [{"type": "string"}]})), Outcome::Refused(r) if r.keyword() == "type"));
     }
 }

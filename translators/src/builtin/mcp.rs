@@ -58,7 +58,7 @@ struct Upgrades {
 /// # Errors
 /// A [`Refusal`] when the root may accept non-objects, or the schema nests too deep.
 pub(super) fn normalize(source: &Value) -> Result<Value, Refusal> {
-    walk::check_depth(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+    walk::check_depth(source).map_err(|e| Refusal::limit("max-depth", (walk::MAX_DEPTH + 1) as u64, walk::MAX_DEPTH as u64, e.to_string()))?;
     let rooted = force_object_root(source)?;
     let upgrades = plan(&rooted);
     Ok(upgrade(&rooted, upgrades, 0))

@@ -3,7 +3,7 @@
 //! Moonshot checks every tool schema with its validator *walle* before generation and answers
 //! `tools.function.parameters is not a valid moonshot flavored json schema` for what it rejects.
 //! walle walks only the root, `properties` values, `items`, `additionalProperties`, `anyOf` items
-//! and the root's `$defs`; at those positions (see `dispositions/grammars/moonshot.json`):
+//! and the root's `$defs`; at those positions (see `targets/grammars/moonshot.json`):
 //!
 //! - every subschema is an object (no `true`/`false`) that declares `type`, or is an `anyOf` or a
 //!   `$ref`; `type` never stands beside `anyOf`/`$ref`, and beside them only `description`/`title`
@@ -78,12 +78,12 @@ const RESERVED_PROPERTY_NAMES: [&str; 5] = ["$defs", "$ref", "anyOf", "required"
 const ALL_TYPES: [&str; 6] = ["string", "number", "boolean", "object", "array", "null"];
 
 fn translate(source: &Value) -> Result<Value, Refusal> {
-    walk::check_depth(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+    walk::check_depth(source).map_err(|e| too_deep(&e.to_string()))?;
     refuse_unsupported_references(source)?;
     let rooted = force_object_root(source)?;
     let hoisted = Hoister::run(&rooted)?;
     let unevaluated = walk::occurrences(&rooted)
-        .map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?
+        .map_err(|e| too_deep(&e.to_string()))?
         .iter()
         .any(|o| matches!(o.keyword, "unevaluatedProperties" | "unevaluatedItems"));
     let mut normalizer = Normalizer::new(hoisted.defs, unevaluated);
@@ -112,11 +112,11 @@ fn translate(source: &Value) -> Result<Value, Refusal> {
 
 /// `$dynamicRef` and references to other documents have no MFJS form.
 fn refuse_unsupported_references(source: &Value) -> Result<(), Refusal> {
-    for o in walk::occurrences(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))? {
+    for o in walk::occurrences(source).map_err(|e| too_deep(&e.to_string()))? {
         match o.keyword {
             // A meta-schema of one's own changes which vocabularies apply; MFJS supports none.
             "$schema" if !o.value.as_str().is_some_and(|u| u.starts_with("https://json-schema.org/") || u.starts_with("http://json-schema.org/")) => {
-                return Err(limit("meta-schemas", format!("`$schema` at `{}` names the meta-schema {}; MFJS supports no meta-schemas of one's own", o.pointer, o.value)));
+                return Err(limit("meta-schemas", 1, 0, format!("`$schema` at `{}` names the meta-schema {}; MFJS supports no meta-schemas of one's own", o.pointer, o.value)));
             }
             "$dynamicRef" => {
                 return Err(Refusal::new(o.keyword, o.pointer, "MFJS has no dynamic references (walle: `$dynamicRef` is not supported)"));
@@ -256,7 +256,7 @@ impl<'a> Hoister<'a> {
 
     fn rewrite(&mut self, node: &Value, pointer: &str, document_root: bool, depth: usize) -> Result<Value, Refusal> {
         if depth > walk::MAX_DEPTH {
-            return Err(Refusal::new("$depth", pointer, "schema nests too deep"));
+            return Err(too_deep(&format!("schema nests too deep at `{pointer}`")));
         }
         let mapped = walk::map_children(node, |child| self.rewrite(child.schema, &format!("{pointer}{}", child.pointer_suffix()), false, depth + 1))?;
         let Value::Object(mut map) = mapped else { return Ok(mapped) };
@@ -846,8 +846,14 @@ fn types_value(types: &Types) -> Value {
 
 // ---- limits --------------------------------------------------------------------------------
 
-fn limit(name: &str, message: String) -> Refusal {
-    Refusal::new(format!("limit:{name}"), "", message)
+fn limit(name: &str, measured: usize, value: usize, message: String) -> Refusal {
+    Refusal::limit(name, measured as u64, value as u64, message)
+}
+
+/// Subschemas and references nesting past the walker's bound: cited as `max-depth` (MFJS's own
+/// limit on nesting is far below it), counting the walker's levels.
+fn too_deep(message: &str) -> Refusal {
+    limit("max-depth", walk::MAX_DEPTH + 1, MAX_DEPTH, format!("{message} (more than {} levels; the translator's own bound)", walk::MAX_DEPTH))
 }
 
 fn check_limits(root: &Value) -> Result<(), Refusal> {
@@ -857,15 +863,15 @@ fn check_limits(root: &Value) -> Result<(), Refusal> {
     tally.visit(root, 0, &defs, &mut Path::default(), &mut followed)?;
     for (name, def) in &defs {
         if let Some(key) = slash_key(def) {
-            return Err(limit("slash-in-defs", format!("`$defs/{name}` holds the key `{key}`; walle rejects `/` in any key inside `$defs`")));
+            return Err(limit("slash-in-defs", 1, 0, format!("`$defs/{name}` holds the key `{key}`; walle rejects `/` in any key inside `$defs`")));
         }
         tally.visit(def, 0, &defs, &mut Path::default(), &mut followed)?;
     }
     if tally.properties > MAX_PROPERTIES {
-        return Err(limit("max-properties", format!("{} properties in all; MFJS allows {MAX_PROPERTIES}", tally.properties)));
+        return Err(limit("max-properties", tally.properties, MAX_PROPERTIES, format!("{} properties in all; MFJS allows {MAX_PROPERTIES}", tally.properties)));
     }
     if tally.enum_values > MAX_ENUM_VALUES {
-        return Err(limit("max-enum-values", format!("{} enum values in all; MFJS allows {MAX_ENUM_VALUES}", tally.enum_values)));
+        return Err(limit("max-enum-values", tally.enum_values, MAX_ENUM_VALUES, format!("{} enum values in all; MFJS allows {MAX_ENUM_VALUES}", tally.enum_values)));
     }
     Ok(())
 }
@@ -899,10 +905,10 @@ impl Tally {
     fn visit(&mut self, node: &Value, depth: usize, defs: &Map<String, Value>, path: &mut Path, followed: &mut BTreeMap<String, usize>) -> Result<(), Refusal> {
         let Some(map) = node.as_object() else { return Ok(()) };
         if depth > MAX_DEPTH {
-            return Err(limit("max-depth", format!("objects nest {depth} levels deep; MFJS allows {MAX_DEPTH}")));
+            return Err(limit("max-depth", depth, MAX_DEPTH, format!("objects nest {depth} levels deep; MFJS allows {MAX_DEPTH}")));
         }
         if path.frames > walk::MAX_DEPTH {
-            return Err(limit("max-depth", format!("subschemas and references nest more than {} levels deep (the translator's own bound)", walk::MAX_DEPTH)));
+            return Err(too_deep("subschemas and references nest too deep"));
         }
         path.frames += 1;
         let result = self.visit_children(map, depth, defs, path, followed);
@@ -916,7 +922,7 @@ impl Tally {
             self.properties += properties.len();
             for (name, schema) in properties {
                 if RESERVED_PROPERTY_NAMES.contains(&name.as_str()) {
-                    return Err(limit("reserved-property-names", format!("a property is named `{name}`, which walle reserves for a keyword")));
+                    return Err(limit("reserved-property-names", 1, 0, format!("a property is named `{name}`, which walle reserves for a keyword")));
                 }
                 self.visit(schema, depth + 1, defs, path, followed)?;
             }
@@ -996,7 +1002,7 @@ mod tests {
         let source = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0"}}, "$defs": defs});
         let started = std::time::Instant::now();
         let refusal = translate(&source).expect_err("refused");
-        assert_eq!(refusal.keyword, "limit:max-depth", "{refusal}");
+        assert_eq!(refusal.limit_name(), Some("max-depth"), "{refusal}");
         assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
     }
 
@@ -1052,11 +1058,11 @@ mod tests {
     #[test]
     fn documented_limits_refuse_by_name() {
         let reserved = translate(&json!({"type": "object", "properties": {"required": {"type": "string"}}})).unwrap_err();
-        assert_eq!(reserved.keyword, "limit:reserved-property-names");
+        assert_eq!(reserved.limit_name(), Some("reserved-property-names"));
         let mut deep = json!({"type": "string"});
         for _ in 0..6 {
             deep = json!({"type": "object", "properties": {"x": deep}});
         }
-        assert_eq!(translate(&deep).unwrap_err().keyword, "limit:max-depth");
+        assert_eq!(translate(&deep).unwrap_err().limit_name(), Some("max-depth"));
     }
 }

@@ -98,11 +98,11 @@ mod tests {
     #[test]
     fn roots_of_opencode_1667_are_refused_naming_their_keyword() {
         let string_root = json!({"allOf": [{"type": "string"}, {"minLength": 2}]});
-        assert_eq!(force_object_root(&string_root).unwrap_err().keyword, "allOf");
+        assert_eq!(force_object_root(&string_root).unwrap_err().keyword(), "allOf");
         let not_root = json!({"not": {"type": "string"}});
-        assert_eq!(force_object_root(&not_root).unwrap_err().keyword, "not");
+        assert_eq!(force_object_root(&not_root).unwrap_err().keyword(), "not");
         let untyped = json!({"properties": {"a": {"type": "string"}}});
-        assert_eq!(force_object_root(&untyped).unwrap_err().keyword, "type");
-        assert_eq!(force_object_root(&json!(true)).unwrap_err().keyword, "type");
+        assert_eq!(force_object_root(&untyped).unwrap_err().keyword(), "type");
+        assert_eq!(force_object_root(&json!(true)).unwrap_err().keyword(), "type");
     }
 }

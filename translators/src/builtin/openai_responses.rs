@@ -50,7 +50,7 @@ struct Move {
 }
 
 fn project(source: &Value) -> Result<Value, Refusal> {
-    let occurrences = walk::occurrences(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+    let occurrences = walk::occurrences(source).map_err(|e| Refusal::limit("max-depth", (walk::MAX_DEPTH + 1) as u64, walk::MAX_DEPTH as u64, e.to_string()))?;
     if source.get("type") != Some(&Value::from("object")) {
         return Err(Refusal::new("type", "", "function parameters must be a JSON Schema object (`type: \"object\"` at the root)"));
     }
@@ -63,7 +63,7 @@ fn project(source: &Value) -> Result<Value, Refusal> {
             ));
         }
     }
-    let resolver = Resolver::new(source).map_err(|e| Refusal::new("$depth", e.pointer.clone(), e.to_string()))?;
+    let resolver = Resolver::new(source).map_err(|e| Refusal::limit("max-depth", (walk::MAX_DEPTH + 1) as u64, walk::MAX_DEPTH as u64, e.to_string()))?;
     let moves = plan_moves(source);
     let rewriter = Rewriter { source, resolver: &resolver, moves: &moves };
     Ok(rewriter.convert(source, "", 0))
@@ -310,9 +310,9 @@ mod tests {
         let Outcome::Refused(r) = OpenAiResponses.translate(&json!({"type": "object", "properties": {"a": {"$ref": "other.json"}}})) else {
             panic!("projected")
         };
-        assert_eq!((r.keyword.as_str(), r.pointer.as_str()), ("$ref", "/properties/a"));
+        assert_eq!((r.keyword(), r.pointer()), ("$ref", "/properties/a"));
         let Outcome::Refused(r) = OpenAiResponses.translate(&json!({"type": "string"})) else { panic!("projected") };
-        assert_eq!((r.keyword.as_str(), r.pointer.as_str()), ("type", ""));
+        assert_eq!((r.keyword(), r.pointer()), ("type", ""));
         assert!(matches!(OpenAiResponses.translate(&json!(false)), Outcome::Refused(_)));
         assert!(matches!(OpenAiResponses.translate(&json!([1])), Outcome::Refused(_)));
     }

@@ -3,7 +3,7 @@
 //! Strict mode constrains decoding to a subset of JSON Schema: every node is typed (or an `anyOf`,
 //! or a bare `$ref`), every object is closed (`additionalProperties: false`) and lists every
 //! property in `required`, and `allOf`, `not`, conditionals and `dependent*` are rejected. The
-//! subset is written down as data in `dispositions/grammars/openai-strict.json`; this translator
+//! subset is written down as data in `targets/grammars/openai-strict.json`; this translator
 //! rewrites a draft 2020-12 source into it and, where it cannot say the same thing, says so in a
 //! named direction or refuses. The choices, keyword by keyword, are the rows of
 //! `dispositions/openai-strict.yaml`; in short:
@@ -110,13 +110,23 @@ fn is_never(node: &Value) -> bool {
     node == &never()
 }
 
-fn limit(name: &str, message: String) -> Refusal {
-    Refusal::new(format!("limit:{name}"), "", message)
+fn limit(name: &str, measured: usize, value: usize, message: String) -> Refusal {
+    Refusal::limit(name, measured as u64, value as u64, message)
 }
 
+/// Nesting past the walker's bound, cited as `max-depth` (strict mode's own limit on nesting is far
+/// below it), counting the walker's levels.
+fn too_deep(message: String) -> Refusal {
+    limit("max-depth", walk::MAX_DEPTH + 1, MAX_NESTING, message)
+}
+
+/// The translator's merge budget ran out. Its `measured` is the budget plus one: the merge stops
+/// counting where it stops (the message says which of the budget's bounds was reached).
 fn budget_exceeded(what: &str) -> Refusal {
     limit(
         "merge-budget",
+        MERGE_BUDGET + 1,
+        MERGE_BUDGET,
         format!("{what}; strict mode has no allOf, and writing this conjunction out exactly exceeds the translator's budget"),
     )
 }
@@ -165,17 +175,17 @@ fn constrains(key: &str) -> bool {
 
 fn project(source: &Value) -> Result<Projection, Refusal> {
     walk::check_depth(source)
-        .map_err(|e| limit("max-depth", format!("{e}; strict mode allows {MAX_NESTING} levels of object nesting")))?;
+        .map_err(|e| too_deep(format!("{e}; strict mode allows {MAX_NESTING} levels of object nesting")))?;
     if source.get("type") != Some(&Value::from("object")) {
         return Err(Refusal::new("type", "", "strict function parameters must be an object schema (`type: \"object\"` at the root)"));
     }
-    let occurrences = walk::occurrences(source).map_err(|e| limit("max-depth", e.to_string()))?;
+    let occurrences = walk::occurrences(source).map_err(|e| too_deep(e.to_string()))?;
     for occurrence in &occurrences {
         if let Some(reason) = refused_reason(occurrence.keyword, occurrence.value, occurrence.at_root) {
             return Err(Refusal::new(occurrence.keyword, occurrence.pointer.clone(), reason));
         }
     }
-    let resolver = Resolver::new(source).map_err(|e| limit("max-depth", e.to_string()))?;
+    let resolver = Resolver::new(source).map_err(|e| too_deep(e.to_string()))?;
     let prepared = prepare(source, "", &resolver, 0)?;
 
     let mut state = State::new(&prepared);
@@ -197,7 +207,7 @@ fn project(source: &Value) -> Result<Projection, Refusal> {
         map.insert("$defs".to_owned(), Value::Object(definitions));
     }
 
-    walk::check_depth(&root).map_err(|e| limit("max-depth", format!("the projection {e}")))?;
+    walk::check_depth(&root).map_err(|e| too_deep(format!("the projection {e}")))?;
     let sites = take_sites(&mut root);
     check_limits(&root)?;
     let codec = if sites.is_empty() { Codec::Identity } else { Codec::NullMeansAbsent { sites } };
@@ -221,7 +231,7 @@ fn object_root(root: Value) -> Result<Value, Refusal> {
 /// hoisting (which move schemas around) never change what a reference means.
 fn prepare(node: &Value, pointer: &str, resolver: &Resolver<'_>, depth: usize) -> Result<Value, Refusal> {
     if depth > walk::MAX_DEPTH {
-        return Err(limit("max-depth", format!("schema nests deeper than {} levels at `{pointer}`", walk::MAX_DEPTH)));
+        return Err(too_deep(format!("schema nests deeper than {} levels at `{pointer}`", walk::MAX_DEPTH)));
     }
     let mapped = walk::map_children(node, |child| prepare(child.schema, &format!("{pointer}{}", child.pointer_suffix()), resolver, depth + 1))?;
     let Value::Object(mut map) = mapped else { return Ok(mapped) };
@@ -842,7 +852,7 @@ fn pick_bound(a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Map<Stri
 /// schema without `prefixItems`; it becomes `false` (left out: a narrowing the table names).
 fn exact_schema(value: &Value, depth: usize) -> Result<Value, Refusal> {
     if depth > walk::MAX_DEPTH {
-        return Err(limit("max-depth", format!("an enum value nests deeper than {} levels", walk::MAX_DEPTH)));
+        return Err(too_deep(format!("an enum value nests deeper than {} levels", walk::MAX_DEPTH)));
     }
     Ok(match value {
         Value::Object(map) => {
@@ -1044,7 +1054,7 @@ fn check_limits(projection: &Value) -> Result<(), Refusal> {
         let is_object = node.get("type").and_then(Types::of_keyword).is_some_and(|t| t.intersects(Types::OBJECT));
         let level = level + usize::from(is_object);
         if level > MAX_NESTING {
-            return Err(limit("max-depth", format!("objects nest {level} levels deep at `{pointer}`; strict mode allows {MAX_NESTING}")));
+            return Err(limit("max-depth", level, MAX_NESTING, format!("objects nest {level} levels deep at `{pointer}`; strict mode allows {MAX_NESTING}")));
         }
         if let Some(declared) = node.get("properties").and_then(Value::as_object) {
             properties += declared.len();
@@ -1057,6 +1067,8 @@ fn check_limits(projection: &Value) -> Result<(), Refusal> {
             if values.len() > LARGE_ENUM_VALUES && length > MAX_LARGE_ENUM_STRING_LENGTH {
                 return Err(limit(
                     "max-enum-string-length",
+                    length,
+                    MAX_LARGE_ENUM_STRING_LENGTH,
                     format!(
                         "the enum at `{pointer}` has {} values of {length} characters in total; past {LARGE_ENUM_VALUES} values strict mode allows {MAX_LARGE_ENUM_STRING_LENGTH}",
                         values.len()
@@ -1071,14 +1083,16 @@ fn check_limits(projection: &Value) -> Result<(), Refusal> {
         }
     }
     if properties > MAX_PROPERTIES {
-        return Err(limit("max-properties", format!("{properties} object properties; strict mode allows {MAX_PROPERTIES}")));
+        return Err(limit("max-properties", properties, MAX_PROPERTIES, format!("{properties} object properties; strict mode allows {MAX_PROPERTIES}")));
     }
     if enum_values > MAX_ENUM_VALUES {
-        return Err(limit("max-enum-values", format!("{enum_values} enum values; strict mode allows {MAX_ENUM_VALUES}")));
+        return Err(limit("max-enum-values", enum_values, MAX_ENUM_VALUES, format!("{enum_values} enum values; strict mode allows {MAX_ENUM_VALUES}")));
     }
     if characters > MAX_STRING_LENGTH {
         return Err(limit(
             "max-string-length",
+            characters,
+            MAX_STRING_LENGTH,
             format!("{characters} characters of property names, definition names and enum values; strict mode allows {MAX_STRING_LENGTH}"),
         ));
     }
