@@ -161,7 +161,7 @@ fn every_matrix_link_lands_on_an_anchor_and_every_row_has_one() {
         html_links += 1;
     }
     assert!(html_links > 100, "index.html links its cells to the HTML pages ({html_links} links)");
-    assert!(!index.contains(".md#"), "index.html links no Markdown row (a browser shows it raw, at its top)");
+    assert!(!index.split("href=\"").skip(1).any(|link| link.split('"').next().unwrap_or_default().contains(".md#")), "index.html links no Markdown row (a browser shows it raw, at its top)");
     let json = committed_json();
     for t in json["translators"].as_array().expect("translators") {
         let name = t["name"].as_str().expect("a name");
