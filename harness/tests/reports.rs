@@ -395,3 +395,27 @@ fn every_approximated_or_refused_row_is_exercised_by_a_case() {
     }
     assert!(unexercised.is_empty(), "rows no case exercises (add a case under corpus/): {unexercised:?}");
 }
+
+#[test]
+fn every_case_has_a_row_on_its_family_page_with_a_verdict_per_translator() {
+    let files = committed();
+    let json = committed_json();
+    let index = &files["cases.html"];
+    assert!(files["index.html"].contains("href=\"cases.html\""), "the matrix links the families");
+    let translators = json["translators"].as_array().expect("translators").len();
+    let mut rows = 0;
+    for case in json["corpus"]["cases"].as_array().expect("format 3 lists the cases") {
+        let case = case.as_str().expect("a case id");
+        let page = report::families::page_name(&report::families::family_of(case));
+        assert!(index.contains(&format!("href=\"{page}\"")), "cases.html links {page}");
+        let text = files.get(&page).unwrap_or_else(|| panic!("{page} is generated"));
+        let id: String = case.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
+        let row = text.split(&format!("<tr id=\"{id}\">")).nth(1).unwrap_or_else(|| panic!("{page} has a row for {case}"));
+        let row = row.split("</tr>").next().unwrap_or_default();
+        assert_eq!(row.matches("<td class=\"v ").count(), translators, "{case}: one verdict per translator");
+        rows += 1;
+    }
+    assert!(rows > 200, "{rows} cases");
+    // A failing or known case shows as such: the known violations of some translator appear.
+    assert!(files.iter().any(|(name, text)| name.starts_with("cases-") && text.contains("class=\"v known\"")));
+}

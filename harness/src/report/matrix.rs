@@ -355,6 +355,7 @@ pub fn html_page(m: &Matrix, report: &Report) -> String {
     }
     s.push_str("</ul>\n");
     s.push_str(FILTERS_FORM);
+    s.push_str("<p class=\"families\"><a href=\"cases.html\">The cases by family</a>: each case against every translator, one verdict per trial.</p>\n");
     s.push_str("</header>\n<div class=\"wrap\">\n");
     for (name, reason) in &m.broken {
         let _ = writeln!(s, "<p class=\"broken\"><b>{}</b> is not shown: its table does not load. {}</p>", html(name), html(reason));

@@ -25,6 +25,7 @@ pub mod coverage;
 pub mod compare;
 pub mod diff;
 pub mod explain;
+pub mod families;
 pub mod hash;
 pub mod matrix;
 pub mod model;
@@ -82,8 +83,14 @@ pub fn generate(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Re
         files.insert(format!("{}.md", t.name), pages::page(t, &report));
         files.insert(format!("{}.html", t.name), pages::html_page(t, &report));
     }
+
     let mut json = serde_json::to_value(&report).map_err(|e| format!("cannot serialize the report: {e}"))?;
     keep_unavailable(&reports_dir(&loaded.project), &report, &mut files, &mut json);
+    // From the report as written: an unavailable translator's committed verdicts are kept.
+    files.insert("cases.html".to_owned(), families::index_page(&json));
+    for (family, cases) in families::families(&json) {
+        files.insert(families::page_name(&family), families::html_page(&family, &cases, &json));
+    }
     let json = serde_json::to_string_pretty(&json).map_err(|e| format!("cannot serialize the report: {e}"))?;
     files.insert("report.json".to_owned(), json + "\n");
     Ok(Generated { report, files })
