@@ -265,6 +265,9 @@ pub struct Table {
     /// For an external translator: the command that installs its runtime and package, shown when
     /// they are missing and its trials are skipped.
     pub install: Option<String>,
+    /// For an external translator: the package and the version pinned, as people name it
+    /// (`@mastra/schema-compat 1.3.11 (npm)`), shown beside its verdicts in the reports.
+    pub package: Option<String>,
     keywords: BTreeMap<String, Entry>,
     extensions: Vec<(String, Entry)>,
 }
@@ -375,6 +378,8 @@ struct TableFile {
     run: Option<Vec<String>>,
     #[serde(default)]
     install: Option<String>,
+    #[serde(default)]
+    package: Option<String>,
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
@@ -571,11 +576,21 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     }
     // The placeholders `schema-fidelity new` scaffolds say TODO until someone fills them in.
     let run = file.run.as_ref().map(|r| r.join(" "));
-    let placeholders = [("description", file.description.as_deref()), ("source", Some(file.source.as_str())), ("run", run.as_deref()), ("install", file.install.as_deref())];
+    let placeholders = [
+        ("description", file.description.as_deref()),
+        ("source", Some(file.source.as_str())),
+        ("run", run.as_deref()),
+        ("install", file.install.as_deref()),
+        ("package", file.package.as_deref()),
+    ];
     for (key, value) in placeholders {
         if value.is_some_and(|v| v.contains("TODO")) {
             errors.push(err(top_level_line(text, key), format!("`{key}:` still says TODO: fill it in (see the comment above it)")));
         }
+    }
+    // An external translator is a package someone pinned: the reports name it beside its verdicts.
+    if file.run.is_some() && file.package.as_deref().is_none_or(|p| p.trim().is_empty()) {
+        errors.push(err(top_level_line(text, "run"), "an external translator (`run:`) names its `package:` and pinned version, e.g. `package: \"@mastra/schema-compat 1.3.11 (npm)\"`".to_owned()));
     }
 
     let mut keywords = BTreeMap::new();
@@ -800,6 +815,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         target_violations,
         run: file.run,
         install: file.install,
+        package: file.package,
         keywords,
         extensions,
     };

@@ -350,7 +350,7 @@ fn lint_finds_what_run_would_reject_with_file_and_line() {
     let grammar = identity_as(&s, "broken-grammar", "").replacen("target: json-schema", "target: broken", 1);
     s.write("dispositions/broken-grammar.yaml", &grammar);
     // A `run:` program that does not exist, one that is not executable, a script that is missing.
-    let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\n");
+    let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\npackage: \"nowhere 1.0\"\n");
     std::fs::create_dir_all(s.0.join("adapters")).expect("dir");
     s.write("adapters/plain.sh", "#!/bin/sh\n");
     let plain = identity_as(&s, "not-executable", "run: [adapters/plain.sh]\n");
@@ -378,7 +378,7 @@ fn lint_finds_what_run_would_reject_with_file_and_line() {
 #[test]
 fn run_fails_when_a_translator_cannot_start() {
     let s = Scratch::new("run-not-started");
-    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\n");
+    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\n");
     let out = s.run(&["run"]);
     assert_eq!(out.code, 1, "{}", out.all());
     assert!(out.stdout.contains("external   unavailable: adapter `schema-fidelity-no-such-runtime adapter.js`"), "{}", out.all());
@@ -592,7 +592,7 @@ fn python_identity(s: &Scratch, name: &str) {
             "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nfrom sf_adapter import serve\nserve(\"ident\", \"1.0.0\", {{\"{name}\": lambda schema: {{\"schema\": schema, \"dialect\": \"json-schema\"}}}})\n"
         ),
     );
-    identity_as(s, name, "run: [python3, adapters/ident.py]\ninstall: \"pip install nothing-needed\"\n");
+    identity_as(s, name, "run: [python3, adapters/ident.py]\ninstall: \"pip install nothing-needed\"\npackage: \"ident 1.0\"\n");
 }
 
 #[test]
@@ -712,7 +712,7 @@ fn onboarding_goes_from_new_to_green_and_ends_with_report() {
     }
     let lint = s.run(&["lint"]);
     assert_eq!(lint.code, 1, "{}", lint.all());
-    for key in ["description", "source", "run", "install"] {
+    for key in ["description", "source", "run", "install", "package"] {
         assert!(lint.stdout.contains(&format!("`{key}:` still says TODO")), "the lint rejects the `{key}:` placeholder: {}", lint.all());
     }
     assert!(lint.stdout.contains("target `TODO`"), "the lint rejects the `target:` placeholder: {}", lint.all());
@@ -731,6 +731,8 @@ fn onboarding_goes_from_new_to_green_and_ends_with_report() {
                 "run: [python3, adapters/ident.py]".to_owned()
             } else if l.starts_with("install:") {
                 "install: \"python3 is enough\"".to_owned()
+            } else if l.starts_with("package:") {
+                "package: \"this test's adapter 1.0\"".to_owned()
             } else if l.starts_with("target:") {
                 "target: json-schema".to_owned()
             } else {
@@ -839,7 +841,7 @@ fn check_reproduce_hint_is_a_command_that_exists_and_reproduces() {
 #[test]
 fn an_uninstalled_translator_is_unavailable_everywhere_never_a_failure() {
     let s = Scratch::new("unavailable");
-    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\n");
+    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\n");
     s.write("tool.json", OBJECT_SCHEMA);
 
     let out = s.run(&["check", "tool.json"]);

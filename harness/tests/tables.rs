@@ -247,6 +247,19 @@ fn the_external_tables_are_checked_against_their_targets() {
 }
 
 #[test]
+fn an_external_table_names_its_package() {
+    let p = project();
+    for table in ["pydantic-ai-google", "mastra-openai-strict"] {
+        let path = p.dispositions_dir().join(format!("{table}.yaml"));
+        let text = std::fs::read_to_string(&path).expect("the table");
+        assert!(table::parse(&text, p.relative(&path), &p.dispositions_dir()).0.and_then(|t| t.package).is_some_and(|p| p.contains(' ')), "{table} names its package and version");
+        let without: String = text.lines().filter(|l| !l.starts_with("package:")).map(|l| format!("{l}\n")).collect();
+        let errors = lint(&without, table);
+        assert!(errors.iter().any(|e| e.message.contains("names its `package:` and pinned version")), "{table}: {errors:?}");
+    }
+}
+
+#[test]
 fn extensions_some_target_interprets_have_rows_of_their_own() {
     let text = identity_text();
     for name in schema_fidelity::table::INTERPRETED_EXTENSIONS {

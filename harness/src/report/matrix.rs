@@ -367,7 +367,10 @@ pub fn html_page(m: &Matrix, report: &Report) -> String {
         // A marker for a translator run as an external adapter. (The corpus run's counts are on
         // its page: this page depends on the tables alone, so it is compared without the suite or
         // the external runtimes too.)
-        let external = t.and_then(|t| t.adapter.as_deref()).map_or_else(String::new, |run| format!("<span class=\"sub external\" title=\"run as {}\">external</span>", html(run)));
+        let external = t.and_then(|t| t.adapter.as_deref().map(|run| (run, t.package.as_deref()))).map_or_else(String::new, |(run, package)| {
+            let package = package.map_or_else(String::new, |p| format!("{}, ", html(p)));
+            format!("<span class=\"sub external\" title=\"{package}run as {}\">external</span>", html(run))
+        });
         let _ = write!(
             s,
             "<th scope=\"col\" data-col=\"{0}\"><a href=\"{0}.html\">{0}</a>{external}<span class=\"sub\" title=\"{2}\">{1}</span></th>",

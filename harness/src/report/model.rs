@@ -108,6 +108,8 @@ pub struct TranslatorReport {
     /// part of `report.json`.
     #[serde(skip)]
     pub adapter: Option<String>,
+    /// For an external translator: its package and pinned version (the table's `package:`).
+    pub package: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -410,6 +412,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             rows: Vec::new(),
             unavailable: None,
             adapter: None,
+            package: None,
         };
     };
     let rows = ordered_rows(table)
@@ -465,6 +468,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         rows,
         unavailable: None,
         adapter: table.run.as_ref().map(|r| r.join(" ")),
+        package: table.package.clone(),
     }
 }
 

@@ -30,6 +30,9 @@ pub fn page(t: &TranslatorReport, report: &Report) -> String {
         return s;
     };
     s.push_str("| | |\n|---|---|\n");
+    if let Some(package) = &t.package {
+        let _ = writeln!(s, "| external translator | {} |", md_inline(package));
+    }
     let _ = writeln!(s, "| source | {} |", md_inline(source));
     let _ = writeln!(s, "| target | {} |", t.target.as_deref().map_or_else(|| "none".to_owned(), |n| format!("[`{n}`](../targets/{n}.yaml)")));
     let _ = writeln!(s, "| dialect | `{}` |", t.dialect.as_deref().unwrap_or("json-schema"));
@@ -227,7 +230,8 @@ pub fn html_page(t: &TranslatorReport, report: &Report) -> String {
         let _ = writeln!(s, "<tr><th scope=\"row\">{k}</th><td>{v}</td></tr>");
     };
     if let Some(run) = &t.adapter {
-        fact(&mut s, "external", format!("<span class=\"external\">external translator</span> run as <code>{}</code>; package and version: see the source", html(run)));
+        let package = t.package.as_deref().map_or_else(String::new, |p| format!(" <b>{}</b>,", html(p)));
+        fact(&mut s, "external", format!("<span class=\"external\">external translator</span>{package} run as <code>{}</code>", html(run)));
     }
     fact(&mut s, "source", html(source));
     fact(&mut s, "dialect", format!("<code>{}</code>", html(t.dialect.as_deref().unwrap_or("json-schema"))));

@@ -51,11 +51,13 @@ pub fn scaffold(name: &str) -> String {
         "# An external translator (any language, run over the JSON-lines protocol; README, \"Onboarding a\n\
          # translator\"): how to start its adapter, from the project root, and the command that installs\n\
          # what it needs (shown when it is missing). The lint rejects a `run:` or `install:` that still\n\
-         # says TODO, and a `run:` program or script that does not exist. A built-in (Rust) translator\n\
-         # needs neither: delete both lines.\n",
+         # says TODO, and a `run:` program or script that does not exist; `package:` names what it runs,\n\
+         # with the version pinned (the reports show it). A built-in (Rust) translator needs none of\n\
+         # the three: delete them.\n",
     );
     let _ = writeln!(s, "run: [TODO-runtime, translators/external/TODO/{name}.adapter]   # e.g. [node, translators/external/node/{name}.mjs]");
     s.push_str("install: \"TODO: the command that installs it\"   # e.g. \"npm ci --prefix translators/external/node\"\n");
+    s.push_str("package: \"TODO: the package and the version pinned\"   # e.g. \"@mastra/schema-compat 1.3.11 (npm)\"\n");
     s.push_str(
         "# The provider surface the projection is sent to: one of targets/*.yaml (openai-strict,\n\
          # gemini-json-schema, anthropic, mcp, ...). Its grammar, cycle rule, object-root rule and limits\n\
@@ -115,8 +117,8 @@ mod tests {
         assert!(errors.iter().any(|e| e.message.starts_with("target `TODO`")), "the target placeholder is rejected: {errors:?}");
         // The scaffolded header fields, too: description, source, run, install.
         let placeholders: Vec<&str> = errors.iter().filter(|e| e.message.contains("still says TODO")).map(|e| e.message.as_str()).collect();
-        assert_eq!(placeholders.len(), 4, "{errors:?}");
-        for key in ["description", "source", "run", "install"] {
+        assert_eq!(placeholders.len(), 5, "{errors:?}");
+        for key in ["description", "source", "run", "install", "package"] {
             assert!(placeholders.iter().any(|m| m.starts_with(&format!("`{key}:`"))), "{key}: {errors:?}");
         }
         assert!(errors.iter().all(|e| e.line.is_some()), "every finding has a line: {errors:?}");
