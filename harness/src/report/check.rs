@@ -143,6 +143,10 @@ pub struct TranslatorCheck {
     pub projection: Option<Value>,
     /// What the user can do about the verdict, one suggestion each.
     pub advice: Vec<String>,
+    /// Of the draws from the schema this trial made, how many the schema accepted, and how many
+    /// (absent when it drew none: a refusal, or a projection equal to the schema).
+    #[serde(skip)]
+    pub draws: Option<(usize, usize)>,
 }
 
 /// A row used at one place in the schema.
@@ -241,11 +245,9 @@ pub fn check(
         .enumerate()
         .map(|(i, data)| Instance { description: format!("example {i}"), valid: source.is_valid(&data), data })
         .collect();
-    let id = format!("check::{file}");
-    let (drawn_valid, drawn) = crate::witness::source_draw_count(&env.witness, schema, &source, &id);
-    let valid_instances = instances.iter().filter(|i| i.valid).count() + drawn_valid;
+    let examples_valid = instances.iter().filter(|i| i.valid).count();
     let case = Case {
-        id,
+        id: format!("check::{file}"),
         file: PathBuf::from(file),
         line: None,
         description: format!("the schema in {file}"),
@@ -256,6 +258,10 @@ pub fn check(
         assert_formats: true,
     };
     let translators: Vec<TranslatorCheck> = targets.iter().map(|t| check_one(t, &case, env)).collect();
+    // Every trial draws the same instances from the schema (the seed is the case's): counted
+    // from the first that drew, not drawn again.
+    let (drawn_valid, drawn) = translators.iter().find_map(|t| t.draws).unwrap_or((0, 0));
+    let valid_instances = examples_valid + drawn_valid;
     Ok(CheckReport {
         notes: beyond_the_generator(schema, budgets),
         schema: file.to_owned(),
@@ -412,6 +418,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
         failure: None,
         projection: None,
         advice: Vec::new(),
+        draws: None,
     };
     if let Some(reason) = target.translator.unavailable() {
         out.verdict = CheckVerdict::Unavailable;
@@ -423,6 +430,9 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
     let judged = oracle::judge(table, target.translator, case, env);
     if let Some(Outcome::Projected(p)) = &judged.outcome {
         out.projection = Some(p.schema.clone());
+    }
+    if let Verdict::Pass(summary) = &judged.verdict {
+        out.draws = summary.source_valid;
     }
     match judged.verdict {
         Verdict::Pass(summary) if summary.refused => {
@@ -619,11 +629,15 @@ fn compact_diff(source: &Value, projection: &Value, limit: usize) -> Option<Vec<
 #[must_use]
 pub fn render_text(report: &CheckReport) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{}: compared on {} instances drawn from the schema ({} valid under it), and as many from each projection\n",
-        report.schema, report.instances, report.valid_instances
-    );
+    if report.instances == 0 {
+        let _ = writeln!(s, "{}: nothing to compare on: every translator refused it or sent it unchanged\n", report.schema);
+    } else {
+        let _ = writeln!(
+            s,
+            "{}: compared on {} instances from the schema ({} valid under it), and as many drawn from each projection\n",
+            report.schema, report.instances, report.valid_instances
+        );
+    }
     for note in &report.notes {
         let _ = writeln!(s, "note: {note}");
     }

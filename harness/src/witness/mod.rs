@@ -513,15 +513,6 @@ fn draw_source(draws: usize, schema: &Value, source: &jsonschema::Validator, see
         .collect()
 }
 
-/// What the source-side draws of a case with id `case_id` are, counted: how many the source
-/// accepts, of how many (the same draws every trial of the case makes, from the same seed).
-#[must_use]
-pub fn source_draw_count(settings: &Settings, schema: &Value, source: &jsonschema::Validator, case_id: &str) -> (usize, usize) {
-    let seed = settings.seed.unwrap_or_else(|| case_seed(case_id));
-    let draws = draw_source(settings.draws, schema, source, seed);
-    (draws.iter().filter(|d| d.accepted).count(), draws.len())
-}
-
 /// The source-side draws of a case, made once and shared across translators.
 fn source_draws(settings: &Settings, sides: &Sides<'_>, seed: u64) -> Arc<SourceDraws> {
     let make = || Arc::new(SourceDraws { schema: sides.source_schema.clone(), draws: draw_source(settings.draws, sides.source_schema, sides.source, seed) });
