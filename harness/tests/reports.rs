@@ -409,7 +409,7 @@ fn every_case_has_a_row_on_its_family_page_with_a_verdict_per_translator() {
         let page = report::families::page_name(&report::families::family_of(case));
         assert!(index.contains(&format!("href=\"{page}\"")), "cases.html links {page}");
         let text = files.get(&page).unwrap_or_else(|| panic!("{page} is generated"));
-        let id: String = case.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
+        let id = report::families::anchor(case);
         let row = text.split(&format!("<tr id=\"{id}\">")).nth(1).unwrap_or_else(|| panic!("{page} has a row for {case}"));
         let row = row.split("</tr>").next().unwrap_or_default();
         assert_eq!(row.matches("<td class=\"v ").count(), translators, "{case}: one verdict per translator");

@@ -68,19 +68,21 @@ fn corpus(old: &Value, new: &Value, out: &mut Vec<String>) {
     }
     // Case by case, when both reports list them (format 3 on).
     if o["cases"].is_array() && n["cases"].is_array() {
-        let (oc, nc) = (list(o, "cases"), list(n, "cases"));
-        for c in nc.iter().filter(|c| !oc.contains(*c)) {
-            out.push(format!("+ case {c} added"));
-        }
-        for c in oc.iter().filter(|c| !nc.contains(*c)) {
-            out.push(format!("- case {c} removed"));
-        }
+        moved(o, n, "cases", out, |c| format!("+ case {c} added"), |c| format!("- case {c} removed"));
     }
 }
 
 /// The strings of the array `v[key]`, as a set.
 fn list(v: &Value, key: &str) -> std::collections::BTreeSet<String> {
     v[key].as_array().into_iter().flatten().filter_map(|c| c.as_str().map(str::to_owned)).collect()
+}
+
+/// A line for each string in `new[key]` and not in `old[key]` (`entered`), then for each the
+/// other way round (`left`).
+fn moved(old: &Value, new: &Value, key: &str, out: &mut Vec<String>, entered: impl Fn(&str) -> String, left: impl Fn(&str) -> String) {
+    let (o, n) = (list(old, key), list(new, key));
+    out.extend(n.difference(&o).map(|c| entered(c)));
+    out.extend(o.difference(&n).map(|c| left(c)));
 }
 
 fn translator(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
@@ -118,21 +120,16 @@ fn translator(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
                 out.push(format!("~ {name}: {field} {} -> {}", ot[field], nt[field]));
             }
         }
-        let (of, nf) = (list(ot, "failed_cases"), list(nt, "failed_cases"));
-        for c in nf.iter().filter(|c| !of.contains(*c)) {
-            out.push(format!("! {name}: {c} now fails"));
-        }
-        for c in of.iter().filter(|c| !nf.contains(*c)) {
-            out.push(format!("✓ {name}: {c} no longer fails"));
-        }
+        moved(ot, nt, "failed_cases", out, |c| format!("! {name}: {c} now fails"), |c| format!("✓ {name}: {c} no longer fails"));
         if ot["known_cases"].is_array() && nt["known_cases"].is_array() {
-            let (ok, nk) = (list(ot, "known_cases"), list(nt, "known_cases"));
-            for c in nk.iter().filter(|c| !ok.contains(*c)) {
-                out.push(format!("~ {name}: {c} now reproduces a known violation"));
-            }
-            for c in ok.iter().filter(|c| !nk.contains(*c)) {
-                out.push(format!("~ {name}: {c} no longer reproduces a known violation"));
-            }
+            moved(
+                ot,
+                nt,
+                "known_cases",
+                out,
+                |c| format!("~ {name}: {c} now reproduces a known violation"),
+                |c| format!("~ {name}: {c} no longer reproduces a known violation"),
+            );
         }
     }
 }

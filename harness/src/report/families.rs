@@ -98,8 +98,10 @@ pub fn html_page(family: &str, cases: &[String], report: &Value) -> String {
     s
 }
 
-/// An element id for a case: its id with every character outside `[A-Za-z0-9-_]` as `-`.
-fn anchor(case: &str) -> String {
+/// The element id of a case's row on its family page: its id with every character outside
+/// `[A-Za-z0-9-_]` as `-`.
+#[must_use]
+pub fn anchor(case: &str) -> String {
     case.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect()
 }
 
