@@ -42,6 +42,7 @@ use serde_json::{Map, Value};
 
 use super::object_root::force_object_root;
 use super::schema_algebra::{Types, admitted_types, domain};
+use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
 use crate::walk::percent_decode;
@@ -758,30 +759,6 @@ fn types_within(schema: &Map<String, Value>, depth: usize) -> Types {
         }
     }
     types
-}
-
-/// Whether object branches are told apart by a required property whose `const`/`enum` values no
-/// two branches share: then at most one branch can match, and `oneOf` is `anyOf`.
-fn provably_disjoint(branches: &[Value]) -> bool {
-    let Some(maps) = branches.iter().map(Value::as_object).collect::<Option<Vec<_>>>() else { return false };
-    if maps.len() < 2 {
-        return maps.len() == 1;
-    }
-    if !maps.iter().all(|m| m.get("type") == Some(&Value::from("object"))) {
-        return false;
-    }
-    let candidates = maps[0].get("required").and_then(Value::as_array).cloned().unwrap_or_default();
-    candidates.iter().filter_map(Value::as_str).any(|key| {
-        let mut seen: Vec<Value> = Vec::new();
-        maps.iter().all(|m| {
-            let required = m.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == key));
-            let Some(tag) = m.get("properties").and_then(|p| p.get(key)).and_then(Value::as_object) else { return false };
-            let Some(values) = super::schema_algebra::enum_values(tag) else { return false };
-            let fresh = values.iter().all(|v| !crate::equality::contains(&seen, v));
-            seen.extend(values);
-            required && fresh
-        })
-    })
 }
 
 fn typed(alt: &Alt, t: &'static str, settle_required: bool) -> Option<Alt> {

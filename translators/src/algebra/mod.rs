@@ -1,0 +1,15 @@
+//! The schema algebra the built-in translators share, one module per concern, so that no
+//! translator keeps its own copy of a primitive with its own semantics.
+//!
+//! - [`types`]: the one JSON type set (`integer` and the fractions as separate bits) and the value
+//!   set a node's `const`/`enum` pins it to.
+//! - equality: [`crate::equality`] (`1` equals `1.0`), re-exported here as [`json_eq`].
+//! - [`disjoint`]: the one `oneOf` disjointness prover.
+//!
+//! What each translator *does* with a `oneOf` it cannot prove disjoint (write `anyOf` and declare
+//! a widening, keep `oneOf`, add a note) is its policy and stays in its own file.
+
+pub(crate) mod disjoint;
+pub(crate) mod types;
+
+pub(crate) use crate::equality::json_eq;
