@@ -3,7 +3,8 @@
 //!
 //! - [`types`]: the one JSON type set (`integer` and the fractions as separate bits) and the value
 //!   set a node's `const`/`enum` pins it to.
-//! - equality: [`crate::equality`] (`1` equals `1.0`), re-exported here as [`json_eq`].
+//! - equality: [`crate::equality`] (`1` equals `1.0`), re-exported here as [`json_eq`]
+//!   and [`contains`].
 //! - [`disjoint`]: the one `oneOf` disjointness prover.
 //!
 //! What each translator *does* with a `oneOf` it cannot prove disjoint (write `anyOf` and declare
@@ -12,4 +13,4 @@
 pub(crate) mod disjoint;
 pub(crate) mod types;
 
-pub(crate) use crate::equality::json_eq;
+pub(crate) use crate::equality::{contains, json_eq};

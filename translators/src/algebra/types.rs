@@ -30,6 +30,7 @@ impl Types {
     pub(crate) const FRACTION: Self = Self(1 << 6);
     pub(crate) const NUMBER: Self = Self(Self::INTEGER.0 | Self::FRACTION.0);
     pub(crate) const ALL: Self = Self(0x7f);
+    pub(crate) const NONE: Self = Self(0);
     /// The types whose instances have no children.
     pub(crate) const SCALARS: Self = Self(Self::NULL.0 | Self::BOOLEAN.0 | Self::STRING.0 | Self::NUMBER.0);
 
@@ -108,6 +109,21 @@ impl Types {
     /// integers out themselves.
     #[must_use]
     pub(crate) fn to_keyword(self) -> Value {
+        match self.names().as_slice() {
+            [one] => Value::from(*one),
+            names => Value::from(names.to_vec()),
+        }
+    }
+}
+
+/// The type set read by JSON type *names*, for the translators that write `type` lists: `number`
+/// covers `integer`, and alone stands for the fractions too (a set of fractions is written
+/// `number`; no `type` name means "numbers that are not integers").
+impl Types {
+    /// The names, in a fixed order, one per type present: `number` when a fraction is admitted,
+    /// else `integer` when an integer is.
+    #[must_use]
+    pub(crate) fn names(self) -> Vec<&'static str> {
         let mut names = Vec::new();
         for (bit, name) in [(Self::STRING, "string"), (Self::BOOLEAN, "boolean"), (Self::OBJECT, "object"), (Self::ARRAY, "array")] {
             if self.intersects(bit) {
@@ -122,10 +138,38 @@ impl Types {
         if self.intersects(Self::NULL) {
             names.push("null");
         }
-        match names.as_slice() {
-            [one] => Value::from(*one),
-            _ => Value::from(names),
+        names
+    }
+
+    /// The one name these types go by, when one does.
+    #[must_use]
+    pub(crate) fn single(self) -> Option<&'static str> {
+        match self.names().as_slice() {
+            [one] => Some(one),
+            _ => None,
         }
+    }
+
+    /// Whether the set reaches the type `name` as [`Types::names`] spells it: `number` means the
+    /// set admits non-integral numbers, `integer` that it admits integers.
+    #[must_use]
+    pub(crate) fn named_admits(self, name: &str) -> bool {
+        match name {
+            "number" => self.intersects(Self::FRACTION),
+            other => Self::named(other).is_some_and(|t| self.intersects(t)),
+        }
+    }
+
+    /// Whether a keyword whose domain is the type `domain` can apply (a `number` keyword applies
+    /// to integers as well).
+    #[must_use]
+    pub(crate) fn meets(self, domain: &str) -> bool {
+        Self::named(domain).is_some_and(|t| self.intersects(t))
+    }
+
+    #[must_use]
+    pub(crate) fn is_all(self) -> bool {
+        self == Self::ALL
     }
 }
 
@@ -155,6 +199,20 @@ mod tests {
         assert!(Types::INTEGER.admits(&json!(2.0)));
         assert!(!Types::INTEGER.admits(&json!(2.5)));
         assert_eq!(Types::of_keyword(&json!(3)), None);
+    }
+
+    #[test]
+    fn names_spell_number_over_integer() {
+        let of = |v: serde_json::Value| Types::of_keyword(&v).unwrap();
+        assert_eq!(of(json!(["integer", "number"])).names(), ["number"]);
+        assert_eq!(of(json!(["null", "string"])).names(), ["string", "null"]);
+        assert_eq!(of(json!("integer")).single(), Some("integer"));
+        assert!(of(json!("number")).named_admits("integer"));
+        assert!(!of(json!("integer")).named_admits("number"));
+        assert!(of(json!("integer")).meets("number"));
+        // Enum values `1.5` and type `integer` share no instance.
+        assert_eq!(of(json!("integer")).and(Types::of_value(&json!(1.5))), Types::NONE);
+        assert!(Types::ALL.is_all());
     }
 
     #[test]

@@ -298,7 +298,7 @@ impl Normalizer {
         let all_of = map.remove("allOf");
         let any_of = map.remove("anyOf");
         let one_of = map.remove("oneOf");
-        let mut allowed = Types::of_keyword(map.get("type")).filter(|_| map.get("type").is_some_and(Value::is_array));
+        let mut allowed = map.get("type").and_then(Types::of_keyword).filter(|_| map.get("type").is_some_and(Value::is_array));
         for branch in all_of.as_ref().and_then(Value::as_array).into_iter().flatten() {
             map = conjoin(&map, branch);
         }
@@ -308,12 +308,12 @@ impl Normalizer {
                     .iter()
                     .map(|b| match b {
                         Value::Object(m) => algebra::admitted_types(m),
-                        Value::Bool(true) => Types::all(),
-                        _ => Types::empty(),
+                        Value::Bool(true) => Types::ALL,
+                        _ => Types::NONE,
                     })
-                    .reduce(|a, b| a.union(&b));
+                    .reduce(|a, b| a.or(b));
                 allowed = match (allowed, types) {
-                    (Some(a), Some(b)) => Some(a.intersect(&b)),
+                    (Some(a), Some(b)) => Some(a.and(b)),
                     (a, b) => a.or(b),
                 };
                 map = conjoin(&map, &algebra::join(branches));
@@ -405,7 +405,7 @@ fn conjoin(map: &Map<String, Value>, branch: &Value) -> Map<String, Value> {
 /// type it reduces to, dropped when it admits every type or `enum`/`const` already implies it
 /// (exact), dropped otherwise (a widening: the node accepts any type).
 fn settle_type(map: &mut Map<String, Value>) {
-    let Some(types) = Types::of_keyword(map.get("type")) else { return };
+    let Some(types) = map.get("type").and_then(Types::of_keyword) else { return };
     if types.single() == Some("null") {
         map.remove("type");
         match (map.get("const"), map.get("enum").and_then(Value::as_array)) {
@@ -443,7 +443,7 @@ fn name_dropped_types(map: &mut Map<String, Value>, types: &Types) {
     if map.contains_key("type") || types.is_all() || types.is_empty() || map.get("description").is_some_and(|d| !d.is_string()) {
         return;
     }
-    let names: Vec<&str> = types.names().to_vec();
+    let names: Vec<&str> = types.names();
     let listed = match names.as_slice() {
         [one] => (*one).to_owned(),
         [init @ .., last] => format!("{} or {last}", init.join(", ")),
