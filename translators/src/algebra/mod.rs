@@ -6,11 +6,16 @@
 //! - equality: [`crate::equality`] (`1` equals `1.0`), re-exported here as [`json_eq`]
 //!   and [`contains`].
 //! - [`disjoint`]: the one `oneOf` disjointness prover.
+//! - [`combine`]: conjunction (`merge`) and union (`join`) of combinator-free schemas, each a
+//!   stated widening where keywords do not combine (cca-claude's engine).
+//! - [`numbers`]: exact `multipleOf` arithmetic (openai-strict's, now cca-claude's too).
 //!
 //! What each translator *does* with a `oneOf` it cannot prove disjoint (write `anyOf` and declare
 //! a widening, keep `oneOf`, add a note) is its policy and stays in its own file.
 
+pub(crate) mod combine;
 pub(crate) mod disjoint;
+pub(crate) mod numbers;
 pub(crate) mod types;
 
 pub(crate) use crate::equality::{contains, json_eq};

@@ -17,11 +17,11 @@
 //! - **`type: "null"`** becomes `const: null` (exact).
 //! - **`allOf`** is merged into its node: exact where the keywords combine (bounds tighten,
 //!   `required` lists unite, property schemas merge); where two values cannot be combined the first
-//!   is kept, a widening ([`schema_algebra::merge`]).
+//!   is kept, a widening ([`combine::merge`](crate::algebra::combine::merge)).
 //! - **`anyOf`/`oneOf`** are joined and the join merged into the node: object unions become one
 //!   object with every branch's properties and the `required` all branches share; scalar unions of
 //!   one type keep it; mixed scalar unions lose `type` (any JSON type passes) but never the
-//!   parent's own `type`. All widenings ([`schema_algebra::join`]), never the first member.
+//!   parent's own `type`. All widenings ([`combine::join`](crate::algebra::combine::join)), never the first member.
 //! - **`type` lists** become the one type they reduce to, or are dropped (a widening).
 //! - **`nullable`** is dropped: in draft 2020-12 it is an annotation, so that is exact.
 //!
@@ -39,7 +39,7 @@
 use serde_json::{Map, Value};
 
 use super::object_root::force_object_root;
-use super::schema_algebra::{self as algebra, Types};
+use crate::algebra::combine::{self as algebra, Types};
 use crate::codec::{Codec, NullSite};
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};

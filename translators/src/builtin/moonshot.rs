@@ -41,7 +41,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::object_root::force_object_root;
-use super::schema_algebra::{Types, admitted_types, domain};
+use crate::algebra::combine::{Types, admitted_types, domain};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
@@ -539,7 +539,7 @@ impl Normalizer {
                     out.insert("enum".to_owned(), Value::Array(common));
                 }
                 "required" => {
-                    out.insert("required".to_owned(), super::schema_algebra::union_required(&ours, theirs));
+                    out.insert("required".to_owned(), crate::algebra::combine::union_required(&ours, theirs));
                 }
                 "allOf" => {
                     let mut all = ours.as_array().cloned().unwrap_or_default();

@@ -43,6 +43,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{Map, Value, json};
 
+use crate::algebra::numbers::least_common_multiple;
 use super::openai_common::{Resolver, Types, json_eq, pointer_tokens, provably_disjoint, value_set};
 use crate::codec::{Codec, NullSite};
 use crate::form::Form;
@@ -1137,60 +1138,6 @@ fn has_group_references(pattern: &str) -> bool {
         i += 1;
     }
     false
-}
-
-/// The least common multiple of two positive `multipleOf` values, computed exactly on their
-/// decimal expansions; `None` when it does not fit.
-fn least_common_multiple(a: &Value, b: &Value) -> Option<Value> {
-    if json_eq(a, b) {
-        return Some(a.clone());
-    }
-    let (pa, qa) = rational(a)?;
-    let (pb, qb) = rational(b)?;
-    let numerator = pa.checked_div(gcd(pa, pb))?.checked_mul(pb)?;
-    let denominator = gcd(qa, qb);
-    if denominator == 1 {
-        return u64::try_from(numerator).ok().map(Value::from);
-    }
-    // The denominator divides a power of ten, so the quotient is a finite decimal.
-    let mut scale = 1u128;
-    let mut digits = 0usize;
-    while !scale.is_multiple_of(denominator) {
-        scale = scale.checked_mul(10)?;
-        digits += 1;
-    }
-    let scaled = numerator.checked_mul(scale / denominator)?.to_string();
-    let padded = format!("{scaled:0>width$}", width = digits + 1);
-    let (int, frac) = padded.split_at(padded.len() - digits);
-    format!("{int}.{frac}").parse::<f64>().ok().and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
-}
-
-/// A positive number as a reduced fraction of its shortest decimal spelling.
-fn rational(value: &Value) -> Option<(u128, u128)> {
-    let number = value.as_number()?;
-    if let Some(n) = number.as_u64() {
-        return (n > 0).then_some((u128::from(n), 1));
-    }
-    let f = number.as_f64()?;
-    if !(f.is_finite() && f > 0.0) {
-        return None;
-    }
-    let text = f.to_string();
-    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
-    let mut denominator = 1u128;
-    for _ in 0..frac.len() {
-        denominator = denominator.checked_mul(10)?;
-    }
-    let numerator: u128 = format!("{int}{frac}").trim_start_matches('0').parse().ok()?;
-    let g = gcd(numerator, denominator);
-    Some((numerator / g, denominator / g))
-}
-
-fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 #[cfg(test)]

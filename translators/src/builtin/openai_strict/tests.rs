@@ -157,14 +157,6 @@ fn reference_siblings_merge_exactly() {
 }
 
 #[test]
-fn least_common_multiples_are_exact() {
-    assert_eq!(least_common_multiple(&json!(4), &json!(6)), Some(json!(12)));
-    assert_eq!(least_common_multiple(&json!(0.5), &json!(0.3)), Some(json!(1.5)));
-    assert_eq!(least_common_multiple(&json!(0.01), &json!(2)), Some(json!(2)));
-    assert_eq!(least_common_multiple(&json!(1e300), &json!(3e-300)), None);
-}
-
-#[test]
 fn patterns_combine_unless_groups_are_referenced() {
     assert_eq!(combine_patterns("a", "a").as_deref(), Some("a"));
     assert_eq!(combine_patterns("^a", "b$").as_deref(), Some("^(?=[\\s\\S]*?(?:^a))(?=[\\s\\S]*?(?:b$))"));

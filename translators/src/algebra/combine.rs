@@ -1,5 +1,12 @@
-//! Conjunction and union of combinator-free schemas, for translators whose target has no
-//! combinators (`cca-claude`).
+//! Conjunction and union of combinator-free schemas that widen where they cannot combine, for
+//! translators whose target has no combinators (`cca-claude`; `moonshot` takes its type and
+//! `required` helpers). Moved here from `builtin/schema_algebra.rs`: it is general algebra, not a
+//! provider's policy.
+//!
+//! Not yet the residue-returning `conj`/`join` issue 15 asks for: the residue (the second value of
+//! a keyword it cannot combine) is dropped here, the first kept, which is cca-claude's policy baked
+//! in. openai-strict (refuse), moonshot (leftover `allOf`) and gemini-proto (spill into the
+//! description) still keep their own engines.
 //!
 //! Two operations, each with a guaranteed direction so that the table row using it can name one:
 //!
@@ -21,11 +28,11 @@
 use serde_json::{Map, Value};
 
 /// The one type set ([`crate::algebra::types`]), read here by type names.
-pub(super) use crate::algebra::types::Types;
+pub(crate) use crate::algebra::types::Types;
 
 /// The JSON type a keyword constrains (it is vacuous on other types), or `None` for keywords that
 /// apply to every type.
-pub(super) fn domain(keyword: &str) -> Option<&'static str> {
+pub(crate) fn domain(keyword: &str) -> Option<&'static str> {
     Some(match keyword {
         "minLength" | "maxLength" | "pattern" | "format" | "contentEncoding" | "contentMediaType" | "contentSchema" => "string",
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
@@ -41,7 +48,7 @@ const LOWER_BOUNDS: [&str; 6] = ["minimum", "exclusiveMinimum", "minLength", "mi
 const UPPER_BOUNDS: [&str; 6] = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"];
 
 /// The types a schema admits, from `type`, `enum` and `const` (any type when none says).
-pub(super) fn admitted_types(schema: &Map<String, Value>) -> Types {
+pub(crate) fn admitted_types(schema: &Map<String, Value>) -> Types {
     let mut types = schema.get("type").and_then(Types::of_keyword).unwrap_or(Types::ALL);
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         types = types.and(values.iter().fold(Types::NONE, |acc, v| acc.or(Types::of_value(v))));
@@ -53,7 +60,7 @@ pub(super) fn admitted_types(schema: &Map<String, Value>) -> Types {
 }
 
 /// Whether a schema was marked unsatisfiable (`not: {}` or `not: true`).
-pub(super) fn is_unsatisfiable(schema: &Map<String, Value>) -> bool {
+pub(crate) fn is_unsatisfiable(schema: &Map<String, Value>) -> bool {
     matches!(schema.get("not"), Some(Value::Bool(true))) || schema.get("not").and_then(Value::as_object).is_some_and(Map::is_empty)
 }
 
@@ -64,7 +71,7 @@ fn mark_unsatisfiable(schema: &mut Map<String, Value>) {
 // ---- conjunction ---------------------------------------------------------------------------
 
 /// `a ∧ b` for two schemas (booleans included), at least as wide as the conjunction.
-pub(super) fn merge_schemas(a: &Value, b: &Value) -> Value {
+pub(crate) fn merge_schemas(a: &Value, b: &Value) -> Value {
     match (a, b) {
         (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Bool(false),
         (Value::Bool(true), other) | (other, Value::Bool(true)) => other.clone(),
@@ -74,7 +81,7 @@ pub(super) fn merge_schemas(a: &Value, b: &Value) -> Value {
 }
 
 /// Merge schema `b` into schema `a` (conjunction); see the module documentation.
-pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<String, Value> {
     let mut out = a.clone();
     let mut unsatisfiable = is_unsatisfiable(b);
     for (key, theirs) in b {
@@ -139,10 +146,11 @@ pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<Strin
                 out.insert(key.to_owned(), Value::Bool(ours == Value::Bool(true) || theirs == &Value::Bool(true)));
             }
             "multipleOf" => {
-                if let (Some(x), Some(y)) = (ours.as_u64(), theirs.as_u64())
-                    && let Some(l) = lcm(x, y)
+                // Integers (`2.0` is one) combine exactly; other pairs keep the first (a widening).
+                if [&ours, theirs].iter().all(|v| v.as_number().is_some_and(super::types::is_integral))
+                    && let Some(l) = super::numbers::least_common_multiple(&ours, theirs)
                 {
-                    out.insert(key.to_owned(), Value::from(l));
+                    out.insert(key.to_owned(), l);
                 }
             }
             k if LOWER_BOUNDS.contains(&k) && number(theirs) > number(&ours) => {
@@ -274,7 +282,7 @@ fn merge_arrays(out: &mut Map<String, Value>, a: &Map<String, Value>, b: &Map<St
 // ---- union ---------------------------------------------------------------------------------
 
 /// A schema accepting at least what any of `branches` accepts; see the module documentation.
-pub(super) fn join(branches: &[Value]) -> Value {
+pub(crate) fn join(branches: &[Value]) -> Value {
     let mut live = Vec::new();
     for branch in branches {
         match branch {
@@ -447,7 +455,7 @@ fn is_accept_all(schema: &Value) -> bool {
 }
 
 /// Both `required` lists as one, without repeats, in first-seen order: the conjunction of the two.
-pub(super) fn union_required(ours: &Value, theirs: &Value) -> Value {
+pub(crate) fn union_required(ours: &Value, theirs: &Value) -> Value {
     let mut names = ours.as_array().cloned().unwrap_or_default();
     for n in theirs.as_array().into_iter().flatten() {
         if !names.contains(n) {
@@ -459,26 +467,15 @@ pub(super) fn union_required(ours: &Value, theirs: &Value) -> Value {
 
 /// The values an `enum` or `const` allows, when one of them is present (compared by value: the
 /// one value set of [`crate::algebra::types::value_set`]).
-pub(super) use crate::algebra::types::value_set as enum_values;
+pub(crate) use crate::algebra::types::value_set as enum_values;
 
 /// The `type` value for a set of types: one name, or the list.
-pub(super) fn types_value(types: &Types) -> Value {
+pub(crate) fn types_value(types: &Types) -> Value {
     types.single().map_or_else(|| Value::Array(types.names().iter().map(|t| Value::from(*t)).collect()), Value::from)
 }
 
 fn number(value: &Value) -> f64 {
     value.as_f64().unwrap_or(f64::NAN)
-}
-
-fn lcm(x: u64, y: u64) -> Option<u64> {
-    if x == 0 || y == 0 {
-        return None;
-    }
-    let (mut a, mut b) = (x, y);
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    (x / a).checked_mul(y)
 }
 
 #[cfg(test)]
