@@ -8,7 +8,8 @@
 //! - [`disjoint`]: the one `oneOf` disjointness prover.
 //! - [`combine`]: conjunction (`merge`) and union (`join`) of combinator-free schemas, each a
 //!   stated widening where keywords do not combine (cca-claude's engine).
-//! - [`numbers`]: exact `multipleOf` arithmetic (openai-strict's, now cca-claude's too).
+//! - [`numbers`]: exact `multipleOf` arithmetic (openai-strict's, now cca-claude's too) and bounds.
+//! - [`patterns`]: the conjunction of two `pattern`s (lookaheads).
 //!
 //! What each translator *does* with a `oneOf` it cannot prove disjoint (write `anyOf` and declare
 //! a widening, keep `oneOf`, add a note) is its policy and stays in its own file.
@@ -16,6 +17,7 @@
 pub(crate) mod combine;
 pub(crate) mod disjoint;
 pub(crate) mod numbers;
+pub(crate) mod patterns;
 pub(crate) mod types;
 
 pub(crate) use crate::equality::{contains, json_eq};

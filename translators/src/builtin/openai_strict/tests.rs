@@ -157,15 +157,6 @@ fn reference_siblings_merge_exactly() {
 }
 
 #[test]
-fn patterns_combine_unless_groups_are_referenced() {
-    assert_eq!(combine_patterns("a", "a").as_deref(), Some("a"));
-    assert_eq!(combine_patterns("^a", "b$").as_deref(), Some("^(?=[\\s\\S]*?(?:^a))(?=[\\s\\S]*?(?:b$))"));
-    assert_eq!(combine_patterns("(a)\\1", "b"), None);
-    assert_eq!(combine_patterns("(?<x>a)", "b"), None);
-    assert!(combine_patterns("[\\1]", "(?<=a)b").is_some(), "a class escape and a lookbehind are no group references");
-}
-
-#[test]
 fn composite_values_become_exact_schemas() {
     let p = project_ok(&json!({"type": "object", "properties": {"v": {"enum": [{"a": [1, 1]}, [], "s", [1, "x"]]}}, "required": ["v"]}));
     assert_eq!(
