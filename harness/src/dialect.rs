@@ -68,8 +68,10 @@ fn lift_proto(schema: &Value, pointer: &str, depth: usize) -> Result<Value, Stri
         let lifted = match key.as_str() {
             "type" => {
                 let name = value.as_str().ok_or_else(|| format!("`{pointer}/type` is not a string"))?;
-                let t = match name {
-                    "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT" | "NULL" => name.to_lowercase(),
+                // Either case: the service reads the enum name case-insensitively, and SDKs send
+                // lower-case names (@ai-sdk/google 3, litellm).
+                let t = match name.to_ascii_uppercase().as_str() {
+                    "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT" | "NULL" => name.to_ascii_lowercase(),
                     "TYPE_UNSPECIFIED" => continue,
                     other => return Err(format!("`{pointer}/type`: `{other}` is not a proto Type")),
                 };
@@ -147,6 +149,17 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"type": ["string", "null"], "enum": ["x", null]},
                 "b": {"type": "array", "items": {"type": "integer"}, "maxItems": 3}}})
         );
+    }
+
+    #[test]
+    fn lower_case_type_names_lift_like_upper_case_ones_and_unknown_names_do_not() {
+        // @ai-sdk/google 3 and litellm send lower-case names, which the service accepts.
+        let proto = json!({"type": "object", "properties": {"a": {"type": "string", "nullable": true}, "b": {"type": "Array", "items": {"type": "integer"}}}});
+        assert_eq!(
+            lift(Dialect::GeminiProto, &proto).unwrap(),
+            json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}, "b": {"type": "array", "items": {"type": "integer"}}}})
+        );
+        assert!(lift(Dialect::GeminiProto, &json!({"type": "map"})).is_err());
     }
 
     /// Everything the `gemini-proto` translator emits lifts to the draft 2020-12 schema that means

@@ -536,6 +536,10 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
             Dialect::JsonSchema => projection.schema.clone(),
             other => match dialect::lift(other, &projection.schema) {
                 Ok(v) => v,
+                // A projection that cannot be read in its dialect (a boolean where a Schema message
+                // goes) breaks its grammar too: under a grammar mark the provider's rejection is
+                // the known violation, and nothing past the grammar can be judged.
+                Err(_) if !marked.is_empty() => return Verdict::Pass(Summary::default()),
                 Err(e) => return ctx.fail(FailureKind::Grammar, &format!("cannot lift the projection from `{}`: {e}", other.name())),
             },
         };
