@@ -35,12 +35,13 @@ const isNull = (v) => isRecord(v) && Object.keys(v).length === 1 && v.type === "
 
 // The strict preparation refuses on purpose with a `UserError` whose message names the keyword
 // (or the form) but no location: attribute it to the first node carrying that keyword.
+// The third member, when present, tells the node apart further (the sibling, the reference).
 const REFUSALS = [
   [/unsupported keyword `([^`]+)`/, (m) => m[1]],
-  [/combining `\$ref` with sibling keyword/, () => "$ref"],
-  [/combining `anyOf` with sibling keyword/, () => "anyOf"],
+  [/combining `\$ref` with sibling keyword `([^`]+)`/, () => "$ref", (m, node) => m[1] in node],
+  [/combining `anyOf` with sibling keyword `([^`]+)`/, () => "anyOf", (m, node) => m[1] in node],
   [/nested `\$id` resource/, () => "$id"],
-  [/reference `/, () => "$ref"],
+  [/reference `(.*)` to strict mode/, () => "$ref", (m, node) => node.$ref === m[1]],
   [/non-string `\$ref`/, () => "$ref"],
   [/invalid `anyOf`|`anyOf` branch containing optional object properties/, () => "anyOf"],
   [/typeless open JSON schema/, () => "properties"],
@@ -51,12 +52,12 @@ const REFUSALS = [
 
 function refusal(schema, error) {
   if (typeof schema === "boolean") return new Refusal(String(schema), "", error.message);
-  for (const [pattern, keywordOf] of REFUSALS) {
+  for (const [pattern, keywordOf, also = () => true] of REFUSALS) {
     const m = pattern.exec(error.message);
     if (!m) continue;
     const keyword = keywordOf(m);
     for (const [node, pointer] of schemaNodes(schema)) {
-      if (keyword in node && !(keyword === "$id" && pointer === "")) return new Refusal(keyword, pointer, error.message);
+      if (keyword in node && !(keyword === "$id" && pointer === "") && also(m, node)) return new Refusal(keyword, pointer, error.message);
     }
     return new Refusal(keyword, "", error.message);
   }
@@ -65,8 +66,27 @@ function refusal(schema, error) {
 
 // Walk the projection beside the source: the synthetic wrappers sit on properties the source
 // leaves optional, where the source property is not itself `anyOf: [X, {type: null}]`.
-function sites(projection, source, pointer, out) {
+// A reference into a location the preparation rewrote is re-pointed at a hoisted
+// `$defs/__openai_strict_ref_N` (stabilizeLocalJsonSchemaReferences): walk that definition beside
+// the node the source's reference resolves to.
+function resolve(root, reference) {
+  if (!reference.startsWith("#")) return undefined;
+  let node = root;
+  for (const token of reference.slice(1).split("/").slice(1)) {
+    const key = decodeURIComponent(token).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (node === null || typeof node !== "object" || !(key in node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+function sites(projection, source, pointer, out, roots) {
   if (!isRecord(projection) || !isRecord(source)) return;
+  const hoisted = typeof projection.$ref === "string" && /^#\/\$defs\/__openai_strict_ref_\d+$/.test(projection.$ref) ? projection.$ref.slice("#/$defs/".length) : undefined;
+  if (hoisted && typeof source.$ref === "string" && !roots.walked.has(hoisted)) {
+    roots.walked.add(hoisted);
+    sites(roots.projection.$defs?.[hoisted], resolve(roots.source, source.$ref), `/$defs/${hoisted}`, out, roots);
+  }
   if (isRecord(projection.properties) && isRecord(source.properties)) {
     const required = new Set(Array.isArray(source.required) ? source.required.map(String) : []);
     for (const [key, value] of Object.entries(projection.properties)) {
@@ -76,24 +96,24 @@ function sites(projection, source, pointer, out) {
         && !(isRecord(original) && Array.isArray(original.anyOf) && original.anyOf.length === 2 && isNull(original.anyOf[1]));
       if (wrapped) {
         out.push({ object: pointer, property: key });
-        sites(value.anyOf[0], original, `${child}/anyOf/0`, out);
+        sites(value.anyOf[0], original, `${child}/anyOf/0`, out, roots);
       } else {
-        sites(value, original, child, out);
+        sites(value, original, child, out, roots);
       }
     }
   }
   for (const key of ["$defs", "definitions"]) {
     if (isRecord(projection[key]) && isRecord(source[key])) {
-      for (const [name, value] of Object.entries(projection[key])) sites(value, source[key][name], `${pointer}/${key}/${escapeToken(name)}`, out);
+      for (const [name, value] of Object.entries(projection[key])) sites(value, source[key][name], `${pointer}/${key}/${escapeToken(name)}`, out, roots);
     }
   }
   if (Array.isArray(projection.anyOf) && Array.isArray(source.anyOf)) {
-    projection.anyOf.forEach((value, i) => sites(value, source.anyOf[i], `${pointer}/anyOf/${i}`, out));
+    projection.anyOf.forEach((value, i) => sites(value, source.anyOf[i], `${pointer}/anyOf/${i}`, out, roots));
   }
   if (Array.isArray(projection.items) && Array.isArray(source.items)) {
-    projection.items.forEach((value, i) => sites(value, source.items[i], `${pointer}/items/${i}`, out));
+    projection.items.forEach((value, i) => sites(value, source.items[i], `${pointer}/items/${i}`, out, roots));
   } else if (isRecord(projection.items)) {
-    sites(projection.items, source.items, `${pointer}/items`, out);
+    sites(projection.items, source.items, `${pointer}/items`, out, roots);
   }
 }
 
@@ -109,7 +129,7 @@ function translate(schema) {
     throw error;
   }
   const found = [];
-  sites(made.parameters, schema, "", found);
+  sites(made.parameters, schema, "", found, { projection: made.parameters, source: schema, walked: new Set() });
   const projection = { schema: made.parameters, dialect: "json-schema", strict: made.strict };
   if (found.length > 0) projection.codec = { kind: "null-means-absent", sites: found };
   return projection;
