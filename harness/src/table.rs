@@ -191,6 +191,26 @@ pub struct KnownViolation {
     /// the deviation is not bounded by the keyword's position but by the whole document.
     #[serde(default)]
     pub whole_tool: bool,
+    /// The translator throws where this row's keyword appears: a text its error message contains
+    /// (`TypeError`, `'bool' object has no attribute`). Only such a mark covers a crash, and it
+    /// covers nothing else (CONTRACT §7).
+    #[serde(default)]
+    pub crash: Option<String>,
+}
+
+impl KnownViolation {
+    /// Whether this mark bounds deviations in `direction`: a `crash:` mark says the translator
+    /// throws, so it bounds no deviation of a projection (and only it covers a crash).
+    #[must_use]
+    pub fn bounds(&self, direction: Direction) -> bool {
+        self.direction == direction && self.crash.is_none()
+    }
+
+    /// Whether this mark covers a crash with this message.
+    #[must_use]
+    pub fn covers_crash(&self, message: &str) -> bool {
+        self.direction == Direction::Narrowing && self.crash.as_deref().is_some_and(|text| message.contains(text))
+    }
 }
 
 /// Where a row stands: file, line, and which refinement of which keyword it is.
@@ -928,6 +948,16 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     }
     if let Some(kv) = &r.known_violation {
         check_issue(&kv.issue, &mut fail);
+        match kv.crash.as_deref() {
+            Some(text) if text.trim().is_empty() || text.contains("TODO") => {
+                fail("`crash:` is empty or a TODO: give a text the translator's error message contains".to_owned());
+            }
+            Some(_) if kv.direction != Direction::Narrowing => {
+                fail("a `crash:` mark has `direction: narrowing`: a translator that throws leaves the tool unusable".to_owned());
+            }
+            Some(_) if kv.whole_tool => fail("a `crash:` mark bounds no projection, so `whole_tool` means nothing on it".to_owned()),
+            _ => {}
+        }
     }
     for issue in r.issues.iter().filter(|i| is_placeholder(i)) {
         fail(format!("issue `{issue}` is a placeholder: name a filed issue (`owner/repo#N`, `repo#N` or a URL)"));

@@ -31,7 +31,7 @@ use crate::records::Record;
 use crate::trials::{Loaded, Resolver};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Everything the reports show.
 #[derive(Debug, Clone, Serialize)]
@@ -148,6 +148,9 @@ pub struct Trials {
     pub known_cases: Vec<String>,
     /// The skipped cases, sorted. With the corpus's case list, these give every trial's verdict.
     pub skipped_cases: Vec<String>,
+    /// The cases where the translator threw (a crash, not a refusal), sorted: each is also failed
+    /// or known.
+    pub crashed_cases: Vec<String>,
 }
 
 /// One row of a table, with what the corpus showed about it.
@@ -370,6 +373,9 @@ fn select_refusal(row: &Row, runs: &[Arc<Record>]) -> Option<RefusalReport> {
 fn tally(runs: &[Arc<Record>]) -> Trials {
     let mut t = Trials { cases: runs.len(), ..Trials::default() };
     for run in runs {
+        if matches!(run.outcome, Some(Outcome::Crashed(_))) {
+            t.crashed_cases.push(run.case.id.clone());
+        }
         match &run.verdict {
             Verdict::Pass(_) => t.passed += 1,
             Verdict::Fail(_) => {
@@ -389,6 +395,7 @@ fn tally(runs: &[Arc<Record>]) -> Trials {
     t.failed_cases.sort();
     t.known_cases.sort();
     t.skipped_cases.sort();
+    t.crashed_cases.sort();
     t
 }
 

@@ -133,8 +133,12 @@ fn run_summary(t: &TranslatorReport, report: &Report) -> String {
         Some(suite) => format!("{} own + {} from the JSON-Schema-Test-Suite", report.corpus.own_cases, suite.cases),
         None => format!("{} own; the JSON-Schema-Test-Suite was absent", report.corpus.own_cases),
     };
+    let crashes = match trials.crashed_cases.len() {
+        0 => String::new(),
+        n => format!("; it threw on {n} of them (crashes, counted as failed or known)"),
+    };
     format!(
-        "{} cases ({corpus}): {} passed, {} failed, {} known violations, {} skipped",
+        "{} cases ({corpus}): {} passed, {} failed, {} known violations, {} skipped{crashes}",
         trials.cases, trials.passed, trials.failed, trials.known_violations, trials.skipped
     )
 }
