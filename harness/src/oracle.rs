@@ -504,13 +504,16 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
             }
         }
 
-        // 4. Grammar and meta-validation.
-        if projection.dialect != table.dialect {
+        // 4. Grammar and meta-validation, under the rules of the surface the projection went to
+        // (the table's target, or its `alternate_target` when the answer is in that dialect).
+        let Some(surface) = table.for_dialect(projection.dialect) else {
+            let alternate = table.alternate_target.as_deref().map_or_else(String::new, |t| format!(" (or `{}` of its alternate target `{}`)", t.dialect.name(), t.name));
             return ctx.fail(
                 FailureKind::WrongDialect,
-                &format!("the projection is in dialect `{}` but the table declares `{}`", projection.dialect.name(), table.dialect.name()),
+                &format!("the projection is in dialect `{}` but the table declares `{}`{alternate}", projection.dialect.name(), table.dialect.name()),
             );
-        }
+        };
+        let table: &Table = &surface;
         if let Some((path, grammar)) = &table.grammar {
             let offences = match grammar_offences(grammar, &projection.schema) {
                 Ok(o) => o,

@@ -288,6 +288,10 @@ pub struct Table {
     /// For an external translator: the package and the version pinned, as people name it
     /// (`@mastra/schema-compat 1.3.11 (npm)`), shown beside its verdicts in the reports.
     pub package: Option<String>,
+    /// A second surface the translator sends some schemas to, in another dialect
+    /// (`alternate_target:`; @ai-sdk/google sends a recursive schema as `parametersJsonSchema`
+    /// instead of the proto `parameters`): a projection in its dialect is held to its rules.
+    pub alternate_target: Option<Box<crate::target::Target>>,
     keywords: BTreeMap<String, Entry>,
     extensions: Vec<(String, Entry)>,
 }
@@ -307,6 +311,25 @@ impl Table {
     #[must_use]
     pub fn limit(&self, name: &str) -> Option<&Limit> {
         self.limits.get(name).or_else(|| self.bounds.get(name))
+    }
+
+    /// The table as it judges a projection in `dialect`: itself, or, when the projection went to
+    /// its alternate target, the same rows under that target's rules (its grammar, cycle rule,
+    /// object-root rule and limits). `None` when neither surface speaks `dialect`.
+    #[must_use]
+    pub fn for_dialect(&self, dialect: Dialect) -> Option<std::borrow::Cow<'_, Self>> {
+        if dialect == self.dialect {
+            return Some(std::borrow::Cow::Borrowed(self));
+        }
+        let alternate = self.alternate_target.as_deref().filter(|t| t.dialect == dialect)?;
+        let mut switched = self.clone();
+        switched.target = Some(TargetRef { name: alternate.name.clone(), file: alternate.file.clone() });
+        switched.dialect = alternate.dialect;
+        switched.grammar.clone_from(&alternate.grammar);
+        switched.requires_object_root = alternate.requires_object_root;
+        switched.recursion = alternate.recursion;
+        switched.limits.clone_from(&alternate.limits);
+        Some(std::borrow::Cow::Owned(switched))
     }
 }
 
@@ -379,6 +402,8 @@ struct TableFile {
     source: String,
     #[serde(default)]
     target: Option<String>,
+    #[serde(default)]
+    alternate_target: Option<String>,
     #[serde(default)]
     bounds: BTreeMap<String, Spanned<BoundFile>>,
     #[serde(default)]
@@ -705,6 +730,22 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
             }
         },
     };
+    let alternate_target = file.alternate_target.as_deref().and_then(|name| {
+        let line = crate::target::key_line(text, "alternate_target");
+        match crate::target::load(&targets_dir, name) {
+            Ok(t) if target.as_ref().is_some_and(|main| main.dialect == t.dialect) => {
+                errors.push(err(line, format!("`alternate_target: {name}` speaks the dialect of `target:`: a projection's dialect must say which of the two it went to")));
+                None
+            }
+            Ok(t) => Some(Box::new(t)),
+            Err(es) => {
+                for e in es {
+                    errors.push(err(line, format!("alternate target `{name}`: {e}")));
+                }
+                None
+            }
+        }
+    });
     let mut bounds = BTreeMap::new();
     for (name, b) in &file.bounds {
         let line = Some(b.referenced.line());
@@ -836,6 +877,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         run: file.run,
         install: file.install,
         package: file.package,
+        alternate_target,
         keywords,
         extensions,
     };

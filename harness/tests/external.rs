@@ -488,3 +488,44 @@ fn a_crash_mark_must_be_a_narrowing_with_a_text() {
         assert!(errors.iter().any(|e| e.to_string().contains(expected)), "{mark}: {errors:?}");
     }
 }
+
+/// The identity table aimed at `target` (and `alternate`, when given).
+fn identity_aimed_at(target: &str, alternate: Option<&str>) -> (Option<Table>, Vec<table::TableError>) {
+    let identity = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    let mut aimed = format!("target: {target}\n");
+    if let Some(alternate) = alternate {
+        aimed.push_str(&format!("alternate_target: {alternate}\n"));
+    }
+    let text = identity.replacen("target: json-schema\n", &aimed, 1);
+    table::parse(&text, Path::new("identity.yaml"), &root().join("dispositions"))
+}
+
+#[test]
+fn a_projection_in_the_alternate_targets_dialect_is_held_to_that_target() {
+    // The identity translator answers `json-schema`. Aimed at the proto surface alone, that is the
+    // wrong dialect; with Gemini's parametersJsonSchema as the alternate target, it is judged there.
+    let identity = schema_fidelity_translators::builtin::by_name("identity").expect("identity is built in");
+    let env = Env::default();
+    let plain = case("plain", None);
+    let (proto_only, errors) = identity_aimed_at("gemini-proto", None);
+    assert!(errors.is_empty(), "{errors:?}");
+    let verdict = oracle::check(&proto_only.expect("parses"), identity.as_ref(), &plain, &env);
+    assert!(matches!(&verdict, Verdict::Fail(f) if f.kind == FailureKind::WrongDialect), "{verdict:?}");
+
+    let (both, errors) = identity_aimed_at("gemini-proto", Some("gemini-json-schema"));
+    assert!(errors.is_empty(), "{errors:?}");
+    let both = both.expect("parses");
+    let verdict = oracle::check(&both, identity.as_ref(), &plain, &env);
+    assert!(matches!(verdict, Verdict::Pass(_)), "judged under gemini-json-schema, where it is exact: {verdict:?}");
+    // ... and held to that target's grammar: `pattern` is outside Gemini's JSON Schema subset.
+    let mut patterned = case("patterned", None);
+    patterned.schema["properties"]["s"] = json!({"type": "string", "pattern": "^a"});
+    let verdict = oracle::check(&both, identity.as_ref(), &patterned, &env);
+    let Verdict::Fail(failure) = verdict else { panic!("the alternate target's grammar applies: {verdict:?}") };
+    assert_eq!(failure.kind, FailureKind::Grammar);
+    assert!(failure.message.contains("target `gemini-json-schema`"), "{}", failure.message);
+
+    // An alternate target in the target's own dialect could not be told apart: the lint says so.
+    let (_, errors) = identity_aimed_at("gemini-json-schema", Some("json-schema"));
+    assert!(errors.iter().any(|e| e.message.contains("speaks the dialect of `target:`")), "{errors:?}");
+}

@@ -88,6 +88,8 @@ pub struct TranslatorReport {
     pub source: Option<String>,
     /// The target the table names (`targets/<name>.yaml`).
     pub target: Option<String>,
+    /// The second surface some projections go to, in another dialect (`alternate_target:`).
+    pub alternate_target: Option<String>,
     pub dialect: Option<String>,
     pub grammar: Option<String>,
     pub requires_object_root: bool,
@@ -409,6 +411,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             description: None,
             source: None,
             target: None,
+            alternate_target: None,
             dialect: None,
             grammar: None,
             requires_object_root: false,
@@ -446,6 +449,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         grammar: table.grammar.as_ref().map(|(p, _)| slash(p)),
         requires_object_root: table.requires_object_root,
         target: table.target.as_ref().map(|t| t.name.clone()),
+        alternate_target: table.alternate_target.as_ref().map(|t| t.name.clone()),
         limits: table
             .limits
             .iter()

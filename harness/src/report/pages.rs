@@ -35,6 +35,9 @@ pub fn page(t: &TranslatorReport, report: &Report) -> String {
     }
     let _ = writeln!(s, "| source | {} |", md_inline(source));
     let _ = writeln!(s, "| target | {} |", t.target.as_deref().map_or_else(|| "none".to_owned(), |n| format!("[`{n}`](../targets/{n}.yaml)")));
+    if let Some(n) = &t.alternate_target {
+        let _ = writeln!(s, "| alternate target | [`{n}`](../targets/{n}.yaml), for the projections it sends in that target's dialect |");
+    }
     let _ = writeln!(s, "| dialect | `{}` |", t.dialect.as_deref().unwrap_or("json-schema"));
     let _ = writeln!(s, "| grammar | {} |", t.grammar.as_deref().map_or_else(|| "none".to_owned(), |g| format!("[`{g}`](../{g})")));
     let _ = writeln!(s, "| object root required | {} |", if t.requires_object_root { "yes" } else { "no" });
