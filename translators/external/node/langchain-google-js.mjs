@@ -41,22 +41,39 @@ function typeRefused(node) {
   const nullIndex = node.type.indexOf("null");
   return !((len === 2 && nullIndex >= 0) || (len === 1 && nullIndex !== 0));
 }
-function locate(node, pointer, message) {
+// A throw on an object that is no schema (a `properties` map holding a property named `anyOf`, an
+// object inside a `default`) is cited as that keyword on the schema node that holds it.
+const MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const VALUES = ["default", "const", "enum", "examples"];
+function locate(node, pointer, message, cite = undefined) {
   if (!isObject(node) || Array.isArray(node)) return undefined;
+  const at = (keyword) => cite ?? [keyword, pointer];
   if (/discriminatedUnion/.test(message)) {
     const keyword = unionRefused(node);
-    if (keyword) return [keyword, pointer];
+    if (keyword) return at(keyword);
   }
-  else if (typeRefused(node)) return ["type", pointer];
+  else if (typeRefused(node)) return at("type");
   for (const [key, value] of Object.entries(node)) {
     const child = `${pointer}/${escapeToken(key)}`;
+    let inner = cite;
+    if (cite === undefined && MAPS.includes(key)) inner = undefined;
+    else if (cite === undefined && VALUES.includes(key)) inner = [key, pointer];
+    const mapCite = cite === undefined && MAPS.includes(key) ? [key, pointer] : inner;
     if (Array.isArray(value)) {
       for (const [i, item] of value.entries()) {
-        const found = locate(item, `${child}/${i}`, message);
+        const found = locate(item, `${child}/${i}`, message, inner);
+        if (found) return found;
+      }
+    } else if (cite === undefined && MAPS.includes(key) && isObject(value)) {
+      // The map itself is walked first (as an object), then each entry as a schema.
+      const own = /discriminatedUnion/.test(message) ? unionRefused(value) : typeRefused(value) ? "type" : undefined;
+      if (own) return mapCite;
+      for (const [name, entry] of Object.entries(value)) {
+        const found = locate(entry, `${child}/${escapeToken(name)}`, message, undefined);
         if (found) return found;
       }
     } else {
-      const found = locate(value, child, message);
+      const found = locate(value, child, message, inner);
       if (found) return found;
     }
   }
