@@ -1,0 +1,97 @@
+// Adapter: @ai-sdk/google 3.x (the AI SDK 6 line), what the Google Generative AI provider sends for
+// a function tool. The chat model's `getArgs` (run by doGenerate/doStream before any request) calls
+// `prepareFunctionDeclaration`: `parameters: convertJSONSchemaToOpenAPISchema(inputSchema)` (the
+// proto `Schema`, dialect gemini-proto), or, when that conversion meets a recursive `$ref`, the
+// source untouched as `parametersJsonSchema` (dialect json-schema). The dialect is reported per
+// case. `getArgs` never fetches; the provider still gets a stub `fetch` that throws.
+// Table: dispositions/ai-sdk-google.yaml.
+
+import { readFile } from "node:fs/promises";
+import { Refusal, schemaNodes, serve } from "./sf-adapter.mjs";
+
+const PACKAGE = "@ai-sdk/google";
+const here = new URL(".", import.meta.url);
+
+let google;
+let unavailable;
+try {
+  google = await import(PACKAGE);
+} catch (error) {
+  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
+}
+const version = async (name) => {
+  try {
+    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
+  } catch {
+    return "not installed";
+  }
+};
+
+const stub = async () => {
+  throw new Error("stub fetch: no request may be sent");
+};
+
+// The converter refuses on purpose (UnsupportedFunctionalityError) a reference it cannot resolve
+// (anything but `#/$defs/name` or `#/definitions/name`) and an enum (or const) whose values do not
+// share one primitive type matching `type`. Neither names a location: find the node.
+const enumValues = (node) => (node.enum != null ? node.enum : "const" in node && node.const !== undefined ? [node.const] : undefined);
+function enumRefused(node) {
+  const values = enumValues(node);
+  if (!Array.isArray(values)) return false;
+  const type = node.type;
+  const nullable = (Array.isArray(type) && type.includes("null")) || (type === undefined && values.includes(null));
+  const rest = nullable ? values.filter((v) => v !== null) : values;
+  if (values.length > 0 && values.every((v) => v === null) && (type === undefined || type === "null" || (Array.isArray(type) && type.includes("null")))) return false;
+  if (rest.length === 0) return true;
+  const allows = (t) => type === undefined || type === t || (Array.isArray(type) && type.includes(t));
+  if (allows("string") && rest.every((v) => typeof v === "string")) return false;
+  if ((allows("number") || allows("integer")) && rest.every((v) => typeof v === "number" && Number.isFinite(v))) {
+    if (allows("number") || rest.every((v) => Number.isInteger(v))) return false;
+  }
+  if (allows("boolean") && rest.every((v) => typeof v === "boolean")) return false;
+  return true;
+}
+function refusal(schema, error) {
+  const functionality = String(error?.functionality ?? "");
+  if (functionality.startsWith("JSON Schema reference: ")) {
+    const reference = functionality.slice("JSON Schema reference: ".length);
+    for (const [node, pointer] of schemaNodes(schema)) if (node.$ref === reference) return new Refusal("$ref", pointer, error.message);
+  }
+  if (functionality === "JSON Schema enum with mixed or unsupported values") {
+    for (const [node, pointer] of schemaNodes(schema)) {
+      if (enumRefused(node)) return new Refusal(node.enum != null ? "enum" : "const", pointer, error.message);
+    }
+  }
+  return undefined;
+}
+
+async function translate(schema) {
+  const model = google.createGoogleGenerativeAI({ apiKey: "x", fetch: stub })("gemini-2.5-flash");
+  let args;
+  try {
+    ({ args } = await model.getArgs({
+      prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      tools: [{ type: "function", name: "f", inputSchema: structuredClone(schema) }],
+    }));
+  } catch (error) {
+    if (error?.name === "AI_UnsupportedFunctionalityError") {
+      const cited = refusal(schema, error);
+      if (cited) throw cited;
+    }
+    throw error;
+  }
+  const declaration = args.tools[0].functionDeclarations[0];
+  if ("parametersJsonSchema" in declaration) return { schema: declaration.parametersJsonSchema, dialect: "json-schema" };
+  if (declaration.parameters !== undefined) return { schema: declaration.parameters, dialect: "gemini-proto" };
+  // An object root without properties (isEmptyObjectSchema) is sent with no `parameters` at all:
+  // a function that takes no arguments. Reported as the JSON Schema of "no arguments".
+  return { schema: { type: "object", additionalProperties: false }, dialect: "json-schema" };
+}
+
+await serve({
+  name: "ai-sdk-google",
+  version: await version(PACKAGE),
+  translators: { "ai-sdk-google": translate },
+  packages: { [PACKAGE]: await version(PACKAGE) },
+  unavailable,
+});

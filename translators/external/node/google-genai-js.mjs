@@ -1,0 +1,94 @@
+// Adapter: @google/genai (js-genai), the request `models.generateContent` builds for a function
+// declaration's `parameters`. `processJsonSchema`/`tTool` are not exported, so the real call is
+// made with `globalThis.fetch` replaced by a stub that records the request body and throws (it
+// never reaches the network); the declaration is read back from that body.
+// `tTool` sends `parameters` through `processJsonSchema` (the proto `Schema`, dialect
+// gemini-proto), except a root carrying `$schema`, which it moves untouched to
+// `parametersJsonSchema` (dialect json-schema): the dialect is reported per case.
+// Table: dispositions/google-genai-js.yaml.
+
+import { readFile } from "node:fs/promises";
+import { Refusal, escapeToken, serve } from "./sf-adapter.mjs";
+
+const PACKAGE = "@google/genai";
+const here = new URL(".", import.meta.url);
+
+let genai;
+let unavailable;
+try {
+  genai = await import(PACKAGE);
+} catch (error) {
+  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
+}
+const version = async (name) => {
+  try {
+    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
+  } catch {
+    return "not installed";
+  }
+};
+
+class Captured extends Error {}
+let body;
+globalThis.fetch = async (_url, init) => {
+  body = JSON.parse(init.body);
+  throw new Captured("stub fetch: the request is recorded, never sent");
+};
+
+// processJsonSchema throws two named errors on purpose. They name no location: find the node the
+// same walk reaches first (properties, items, anyOf members; the two-branch null anyOf unwrapped).
+const DELIBERATE = [
+  ["type and anyOf cannot be both populated.", "anyOf", (n) => Boolean(n.type) && Boolean(n.anyOf)],
+  ["type: null can not be the only possible type for the field.", "type", (n) => n.type === "null"],
+];
+function locate(node, pointer, test) {
+  if (node === null || typeof node !== "object" || Array.isArray(node)) return undefined;
+  if (test(node)) return pointer;
+  const any = node.anyOf;
+  if (any != null && any.length == 2) {
+    if (any[0]?.type === "null") return locate(any[1], `${pointer}/anyOf/1`, test);
+    if (any[1]?.type === "null") return locate(any[0], `${pointer}/anyOf/0`, test);
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (value == null) continue;
+    let found;
+    if (key === "items") found = locate(value, `${pointer}/items`, test);
+    else if (key === "anyOf") for (const [i, v] of value.entries()) found ??= v?.type == "null" ? undefined : locate(v, `${pointer}/anyOf/${i}`, test);
+    else if (key === "properties") for (const [k, v] of Object.entries(value)) found ??= locate(v, `${pointer}/properties/${escapeToken(k)}`, test);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+async function translate(schema) {
+  body = undefined;
+  const parameters = structuredClone(schema);
+  try {
+    await new genai.GoogleGenAI({ apiKey: "x" }).models.generateContent({
+      model: "gemini-2.5-flash",
+      contents: "hi",
+      config: { tools: [{ functionDeclarations: [{ name: "f", parameters }] }] },
+    });
+  } catch (error) {
+    if (!(error instanceof Captured) || body === undefined) {
+      const deliberate = DELIBERATE.find(([message]) => error?.message === message);
+      if (deliberate) {
+        const pointer = locate(schema, "", deliberate[2]);
+        if (pointer !== undefined) throw new Refusal(deliberate[1], pointer, error.message);
+      }
+      throw error;
+    }
+  }
+  const declaration = body.tools[0].functionDeclarations[0];
+  if ("parametersJsonSchema" in declaration) return { schema: declaration.parametersJsonSchema, dialect: "json-schema" };
+  if (!("parameters" in declaration)) throw new Error(`the request carries no parameters: ${JSON.stringify(declaration)}`);
+  return { schema: declaration.parameters, dialect: "gemini-proto" };
+}
+
+await serve({
+  name: "google-genai-js",
+  version: await version(PACKAGE),
+  translators: { "google-genai-js": translate },
+  packages: { [PACKAGE]: await version(PACKAGE) },
+  unavailable,
+});

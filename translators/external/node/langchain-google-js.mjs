@@ -1,0 +1,101 @@
+// Adapter: @langchain/google-common `jsonSchemaToGeminiParameters`, what @langchain/google-vertexai
+// and @langchain/google-gauth (ChatVertexAI, ChatGoogle) send as a function declaration's
+// `parameters` for a tool given as JSON Schema. Public and pure: called directly.
+// Table: dispositions/langchain-google-js.yaml.
+
+import { readFile } from "node:fs/promises";
+import { Refusal, escapeToken, serve } from "./sf-adapter.mjs";
+
+const PACKAGE = "@langchain/google-common";
+const here = new URL(".", import.meta.url);
+
+let common;
+let unavailable;
+try {
+  common = await import(PACKAGE);
+} catch (error) {
+  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
+}
+const version = async (name) => {
+  try {
+    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
+  } catch {
+    return "not installed";
+  }
+};
+
+// removeAdditionalProperties throws three named errors on purpose ("Gemini cannot handle ..."),
+// naming no location. Its walk visits every object and array value under the root (schema or
+// not), in key order; the first node it would throw on is found by the same walk.
+const isObject = (v) => typeof v === "object" && v !== null;
+function unionRefused(node) {
+  if (!("anyOf" in node || "oneOf" in node)) return undefined;
+  const union = node.anyOf || node.oneOf;
+  const keyword = node.anyOf ? "anyOf" : "oneOf";
+  if (Array.isArray(union) && union.length === 2 && union.findIndex((t) => t?.type === "null") >= 0) return undefined;
+  return keyword;
+}
+function typeRefused(node) {
+  if (!Array.isArray(node.type)) return false;
+  const len = node.type.length;
+  const nullIndex = node.type.indexOf("null");
+  return !((len === 2 && nullIndex >= 0) || (len === 1 && nullIndex !== 0));
+}
+// A throw on an object that is no schema (a `properties` map holding a property named `anyOf`, an
+// object inside a `default`) is cited as that keyword on the schema node that holds it.
+const MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const VALUES = ["default", "const", "enum", "examples"];
+function locate(node, pointer, message, cite = undefined) {
+  if (!isObject(node) || Array.isArray(node)) return undefined;
+  const at = (keyword) => cite ?? [keyword, pointer];
+  if (/discriminatedUnion/.test(message)) {
+    const keyword = unionRefused(node);
+    if (keyword) return at(keyword);
+  }
+  else if (typeRefused(node)) return at("type");
+  for (const [key, value] of Object.entries(node)) {
+    const child = `${pointer}/${escapeToken(key)}`;
+    let inner = cite;
+    if (cite === undefined && MAPS.includes(key)) inner = undefined;
+    else if (cite === undefined && VALUES.includes(key)) inner = [key, pointer];
+    const mapCite = cite === undefined && MAPS.includes(key) ? [key, pointer] : inner;
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) {
+        const found = locate(item, `${child}/${i}`, message, inner);
+        if (found) return found;
+      }
+    } else if (cite === undefined && MAPS.includes(key) && isObject(value)) {
+      // The map itself is walked first (as an object), then each entry as a schema.
+      const own = /discriminatedUnion/.test(message) ? unionRefused(value) : typeRefused(value) ? "type" : undefined;
+      if (own) return mapCite;
+      for (const [name, entry] of Object.entries(value)) {
+        const found = locate(entry, `${child}/${escapeToken(name)}`, message, undefined);
+        if (found) return found;
+      }
+    } else {
+      const found = locate(value, child, message, inner);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function translate(schema) {
+  try {
+    return { schema: common.jsonSchemaToGeminiParameters(structuredClone(schema)), dialect: "gemini-proto" };
+  } catch (error) {
+    if (/^zod_to_gemini_parameters: Gemini cannot handle/.test(error?.message)) {
+      const found = locate(schema, "", error.message);
+      if (found) throw new Refusal(found[0], found[1], error.message);
+    }
+    throw error;
+  }
+}
+
+await serve({
+  name: "langchain-google-js",
+  version: await version(PACKAGE),
+  translators: { "langchain-google-js": translate },
+  packages: { [PACKAGE]: await version(PACKAGE), "@langchain/core": await version("@langchain/core") },
+  unavailable,
+});
