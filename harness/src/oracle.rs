@@ -33,7 +33,7 @@ use crate::codec::{self, Way};
 use crate::corpus::{Case, Origin};
 use crate::dialect;
 use crate::retrieve::LocalRetriever;
-use crate::table::{Direction, Disposition, Row, Table, TargetRule};
+use crate::table::{Direction, Disposition, KnownViolation, Row, Table, TargetRule};
 use crate::witness;
 
 /// What the oracle needs besides the table and the case.
@@ -220,16 +220,11 @@ impl Context<'_> {
     /// cites, picked by `blamed`) marks it as expected, like any other deviation (the ratchet).
     fn unusable(&self, kind: FailureKind, what: &str, blamed: impl Fn(&Occurrence<'_>) -> bool) -> Verdict {
         let Verdict::Fail(failure) = self.fail(kind, what) else { unreachable!("Context::fail returns Verdict::Fail") };
-        let known: Vec<&Row> = self
-            .rows
-            .iter()
-            .filter(|(o, r)| blamed(o) && r.known_violation.as_ref().is_some_and(|k| k.bounds(Direction::Narrowing)))
-            .map(|(_, r)| *r)
-            .collect();
-        let Some(first) = known.first() else { return Verdict::Fail(failure) };
-        let issue = first.known_violation.as_ref().map_or("", |k| k.issue.as_str());
-        let message = format!("known violation reproduced (the schema cannot be used): {} ({issue}, narrowing)", first.id);
-        let mut known: Vec<String> = known.iter().map(|r| r.id.to_string()).collect();
+        let known: Vec<(&Row, &KnownViolation)> =
+            self.rows.iter().filter(|(o, _)| blamed(o)).filter_map(|(_, r)| r.mark_bounding(Direction::Narrowing).map(|k| (*r, k))).collect();
+        let Some((first, mark)) = known.first() else { return Verdict::Fail(failure) };
+        let message = format!("known violation reproduced (the schema cannot be used): {} ({}, narrowing)", first.mark_id(mark), mark.issue);
+        let mut known: Vec<String> = known.iter().map(|(r, k)| r.mark_id(k)).collect();
         known.dedup();
         Verdict::ExpectedFailure { message, failure, known }
     }
@@ -241,12 +236,10 @@ impl Context<'_> {
     fn crashed(&self, translator: &str, crash: &Crash) -> Verdict {
         let what = format!("translator `{translator}` threw on this schema (a crash, not a refusal), so the tool cannot be sent with it: {crash}");
         let Verdict::Fail(failure) = self.fail(FailureKind::Crashed(crash.message.clone()), &what) else { unreachable!("Context::fail returns Verdict::Fail") };
-        let mut known: Vec<&Row> = self.rows.iter().map(|(_, r)| *r).filter(|r| r.known_violation.as_ref().is_some_and(|k| k.covers_crash(&crash.message))).collect();
-        known.dedup_by(|a, b| a.id == b.id);
-        let Some(first) = known.first() else { return Verdict::Fail(failure) };
-        let issue = first.known_violation.as_ref().map_or("", |k| k.issue.as_str());
-        let message = format!("known violation reproduced (the translator crashes): {} ({issue}, crash)", first.id);
-        let mut known: Vec<String> = known.iter().map(|r| r.id.to_string()).collect();
+        let known: Vec<(&Row, &KnownViolation)> = self.rows.iter().filter_map(|(_, r)| r.mark_covering_crash(&crash.message).map(|k| (*r, k))).collect();
+        let Some((first, mark)) = known.first() else { return Verdict::Fail(failure) };
+        let message = format!("known violation reproduced (the translator crashes): {} ({}, crash)", first.mark_id(mark), mark.issue);
+        let mut known: Vec<String> = known.iter().map(|(r, k)| r.mark_id(k)).collect();
         known.sort();
         known.dedup();
         Verdict::ExpectedFailure { message, failure, known }
@@ -683,7 +676,7 @@ fn differential(
     let syntactic_marks: Vec<&Row> = ctx
         .rows
         .iter()
-        .filter(|(o, r)| o.keyword == "false" && syntactic.contains(&o.pointer) && r.known_violation.as_ref().is_some_and(|k| k.bounds(Direction::Widening)))
+        .filter(|(o, r)| o.keyword == "false" && syntactic.contains(&o.pointer) && r.mark_bounding(Direction::Widening).is_some())
         .map(|(_, r)| *r)
         .collect();
     let marked: Vec<&Witness> = witnesses.iter().filter(|w| matches!(w.attribution, Attribution::Marked(_))).collect();
@@ -747,30 +740,31 @@ fn differential(
     // the marks a witness is attributed to count as reproduced.
     let syntactic_covered = syntactic.iter().all(|p| syntactic_marks.iter().any(|r| ctx.rows.iter().any(|(o, row)| o.pointer == *p && row.id == r.id)));
     if unexplained.is_empty() && syntactic_covered {
-        let mut known: Vec<String> = Vec::new();
+        // Attribution names rows; the ratchet credits marks: the row's mark of the witness's direction.
+        let mut by_direction: Vec<(&Row, Direction)> = Vec::new();
         for w in &marked {
             if let Attribution::Marked(rows) = &w.attribution {
-                for r in rows {
-                    if !known.contains(r) {
-                        known.push(r.clone());
+                for id in rows {
+                    if let Some((_, row)) = ctx.rows.iter().find(|(_, r)| r.id.to_string() == *id) {
+                        by_direction.push((*row, w.direction));
                     }
                 }
             }
         }
-        for r in &syntactic_marks {
-            let id = r.id.to_string();
-            if !known.contains(&id) {
-                known.push(id);
+        by_direction.extend(syntactic_marks.iter().map(|r| (*r, Direction::Widening)));
+        let mut credited: Vec<(&Row, &KnownViolation)> = Vec::new();
+        for (row, direction) in by_direction {
+            if let Some(k) = row.mark_bounding(direction)
+                && !credited.iter().any(|(r, m)| r.id == row.id && *m == k)
+            {
+                credited.push((row, k));
             }
         }
         let mut message = String::from("known violation reproduced:");
-        for id in &known {
-            if let Some((_, row)) = ctx.rows.iter().find(|(_, r)| r.id.to_string() == *id)
-                && let Some(k) = &row.known_violation
-            {
-                let _ = write!(message, " {id} ({}, {})", k.issue, k.direction);
-            }
+        for (row, k) in &credited {
+            let _ = write!(message, " {} ({}, {})", row.mark_id(k), k.issue, k.direction);
         }
+        let known = credited.iter().map(|(row, k)| row.mark_id(k)).collect();
         return Verdict::ExpectedFailure { message, failure, known };
     }
     Verdict::Fail(failure)

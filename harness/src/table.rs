@@ -206,6 +206,15 @@ impl KnownViolation {
         self.direction == direction && self.crash.is_none()
     }
 
+    /// What the mark is about: its direction, or the crash text.
+    #[must_use]
+    pub fn class(&self) -> String {
+        match &self.crash {
+            Some(text) => format!("crash: {text}"),
+            None => self.direction.name().to_owned(),
+        }
+    }
+
     /// Whether this mark covers a crash with this message.
     #[must_use]
     pub fn covers_crash(&self, message: &str) -> bool {
@@ -243,7 +252,75 @@ pub struct Row {
     pub becomes: Option<String>,
     pub note: Option<String>,
     pub issues: Vec<String>,
-    pub known_violation: Option<KnownViolation>,
+    /// The row's `known_violation` marks: at most one per class (widening, narrowing, each crash
+    /// text), so that a translator that deviates one way and throws on the same keyword can say both.
+    pub marks: Vec<KnownViolation>,
+}
+
+impl Row {
+    /// The mark that bounds deviations in `direction`, if any (a crash mark bounds none).
+    #[must_use]
+    pub fn mark_bounding(&self, direction: Direction) -> Option<&KnownViolation> {
+        self.marks.iter().find(|k| k.bounds(direction))
+    }
+
+    /// The mark that covers a crash with this message, if any.
+    #[must_use]
+    pub fn mark_covering_crash(&self, message: &str) -> Option<&KnownViolation> {
+        self.marks.iter().find(|k| k.covers_crash(message))
+    }
+
+    /// The id the ratchet credits `mark` under: the row's own id when it has one mark, else the
+    /// row's id and the mark's class (`widening`, `narrowing`, `crash: TEXT`).
+    #[must_use]
+    pub fn mark_id(&self, mark: &KnownViolation) -> String {
+        if self.marks.len() <= 1 {
+            return self.id.to_string();
+        }
+        format!("{} ({})", self.id, mark.class())
+    }
+
+    /// The ids of all its marks.
+    #[must_use]
+    pub fn mark_ids(&self) -> Vec<String> {
+        self.marks.iter().map(|k| self.mark_id(k)).collect()
+    }
+}
+
+/// One mark, or several (YAML: a mapping or a sequence of mappings). Read by shape rather than
+/// by trying each (`untagged`), so that a misspelled field still gets its own message.
+#[derive(Debug, Clone)]
+enum Marks {
+    One(KnownViolation),
+    Many(Vec<KnownViolation>),
+}
+
+impl<'de> Deserialize<'de> for Marks {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Shape;
+        impl<'de> serde::de::Visitor<'de> for Shape {
+            type Value = Marks;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mark `{issue, direction, witness}` or a list of marks")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Marks, A::Error> {
+                KnownViolation::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Marks::One)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Marks, A::Error> {
+                Vec::<KnownViolation>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(Marks::Many)
+            }
+        }
+        deserializer.deserialize_any(Shape)
+    }
+}
+
+impl Marks {
+    fn into_vec(self) -> Vec<KnownViolation> {
+        match self {
+            Self::One(k) => vec![k],
+            Self::Many(ks) => ks,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -533,7 +610,7 @@ struct RowFile {
     #[serde(default)]
     issues: Vec<String>,
     #[serde(default)]
-    known_violation: Option<KnownViolation>,
+    known_violation: Option<Marks>,
     #[serde(default)]
     at_root: Option<Box<Spanned<RowFile>>>,
     #[serde(default)]
@@ -836,7 +913,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     let mut tracked: Vec<(u64, &str)> = Vec::new();
     for e in keywords.values().chain(extensions.iter().map(|(_, e)| e)) {
         for r in e.base.iter().chain(e.at_root.iter()).chain(e.forms.values()) {
-            if let Some(k) = &r.known_violation {
+            for k in &r.marks {
                 tracked.push((r.id.line, k.issue.as_str()));
             }
         }
@@ -988,7 +1065,11 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     if false_form && matches!(disposition, Disposition::Approximated { direction: Direction::Widening, .. }) {
         fail("a `false` subschema may not be approximated as a widening: that is the inversion `false` -> `{}`; refuse it or keep it (a `known_violation` if the translator does it anyway)".to_owned());
     }
-    if let Some(kv) = &r.known_violation {
+    let marks = r.known_violation.clone().map(Marks::into_vec).unwrap_or_default();
+    for (i, kv) in marks.iter().enumerate() {
+        if marks[..i].iter().any(|other| other.class() == kv.class()) {
+            fail(format!("two `known_violation` marks of one class ({}) on one row: merge them", kv.class()));
+        }
         check_issue(&kv.issue, &mut fail);
         match kv.crash.as_deref() {
             Some(text) if text.trim().is_empty() || text.contains("TODO") => {
@@ -1013,7 +1094,7 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
         becomes: r.becomes.clone(),
         note: r.note.clone(),
         issues: r.issues.clone(),
-        known_violation: r.known_violation.clone(),
+        marks,
     })
 }
 

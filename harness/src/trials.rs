@@ -352,7 +352,7 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
             );
         }
 
-        let mut marked: Vec<String> = table.rows().iter().filter(|r| r.known_violation.is_some()).map(|r| r.id.to_string()).collect();
+        let mut marked: Vec<String> = table.rows().iter().flat_map(|r| r.mark_ids()).collect();
         marked.extend(table.target_violations.values().flat_map(|v| v.ids(&table.file)));
         if !marked.is_empty() {
             let (table, translator, shared) = (table.clone(), translator.clone(), loaded.clone());

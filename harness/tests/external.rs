@@ -574,3 +574,35 @@ fn a_refusal_citing_a_row_that_does_not_refuse_is_covered_only_by_a_narrowing_ma
         other => panic!("the mark on the cited row covers it: {other:?}"),
     }
 }
+
+#[test]
+fn a_row_may_carry_a_deviation_mark_and_a_crash_mark_each_credited_under_its_own_id() {
+    let identity = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    let marks = "[{ issue: \"owner/repo#1\", direction: widening, witness: 'w' }, { issue: \"owner/repo#2\", direction: narrowing, crash: \"TypeError\", witness: 'c' }]";
+    let text = identity.replacen("translator: identity", "translator: faulty", 1).replacen(
+        "  properties: { disposition: preserved }",
+        &format!("  properties: {{ disposition: preserved, known_violation: {marks} }}"),
+        1,
+    );
+    let (table, errors) = table::parse(&text, Path::new("faulty.yaml"), &root().join("dispositions"));
+    assert!(errors.is_empty(), "{errors:?}");
+    let table = table.expect("parses");
+    let row = table.rows().into_iter().find(|r| r.id.keyword == "properties").expect("the row");
+    assert_eq!(row.mark_ids().len(), 2);
+    assert!(row.mark_ids()[1].ends_with("(crash: TypeError)"), "{:?}", row.mark_ids());
+
+    let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    match oracle::check(&table, &faulty, &case("translator-error", Some("error")), &Env::default()) {
+        Verdict::ExpectedFailure { known, .. } => assert_eq!(known, vec![row.mark_ids()[1].clone()], "the crash mark, not the widening one"),
+        other => panic!("the crash mark covers the crash: {other:?}"),
+    }
+
+    // Two marks of one class on a row are one too many.
+    let twice = identity.replacen(
+        "  properties: { disposition: preserved }",
+        "  properties: { disposition: preserved, known_violation: [{ issue: \"o/r#1\", direction: widening }, { issue: \"o/r#2\", direction: widening }] }",
+        1,
+    );
+    let (_, errors) = table::parse(&twice, Path::new("identity.yaml"), &root().join("dispositions"));
+    assert!(errors.iter().any(|e| e.message.contains("two `known_violation` marks of one class (widening)")), "{errors:?}");
+}

@@ -371,7 +371,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
                         .collect(),
                     _ => present
                         .iter()
-                        .filter(|(_, r)| approximated(w.direction)(r) || r.known_violation.as_ref().is_some_and(|k| k.bounds(w.direction)))
+                        .filter(|(_, r)| approximated(w.direction)(r) || r.mark_bounding(w.direction).is_some())
                         .map(|(_, r)| cite(r))
                         .collect(),
                 };
@@ -477,7 +477,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
         Verdict::ExpectedFailure { failure, .. } => {
             out.verdict = CheckVerdict::KnownViolation;
             out.summary = "the translator breaks its table here in a way the table already admits (a known violation)".to_owned();
-            out.rows = uses(&|r: &Row| r.known_violation.is_some());
+            out.rows = uses(&|r: &Row| !r.marks.is_empty());
             out.witnesses = witnesses(&failure.witnesses);
         }
         Verdict::Fail(failure) => {

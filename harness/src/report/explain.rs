@@ -128,7 +128,7 @@ pub fn overview(table: &Table) -> String {
     let mut s = format!("{} ({} rows)\n", table.file.display(), table.rows().len());
     for r in model::ordered_rows(table) {
         let cite = anchor::citation(&table.translator, &r.id.keyword, r.id.refinement.as_deref());
-        let known = if r.known_violation.is_some() { "  [known violation]" } else { "" };
+        let known = if r.marks.is_empty() { "" } else { "  [known violation]" };
         let _ = writeln!(s, "  {cite:<48} {}{known}", r.disposition.label());
     }
     s
@@ -178,9 +178,10 @@ fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator:
     if !r.issues.is_empty() {
         let _ = writeln!(s, "  issues:      {}", r.issues.join(", "));
     }
-    if let Some(k) = &r.known_violation {
+    for k in r.known_violation.iter().chain(&r.other_known_violations) {
         let w = k.witness.as_ref().map(|w| format!("; witness: {w}")).unwrap_or_default();
-        let _ = writeln!(s, "  known violation: {} ({}){w}", k.issue, k.direction);
+        let class = k.crash.as_ref().map_or_else(|| k.direction.clone(), |text| format!("crash: {text}"));
+        let _ = writeln!(s, "  known violation: {} ({class}){w}", k.issue);
     }
     let Some(runs) = runs else {
         match unavailable {

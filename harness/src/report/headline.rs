@@ -44,7 +44,8 @@ fn line(t: &Value) -> Line {
     };
     for row in t.get("rows").and_then(Value::as_array).into_iter().flatten() {
         let mark = row.get("known_violation").filter(|k| k.is_object());
-        if let Some(k) = mark {
+        let others = row.get("other_known_violations").and_then(Value::as_array).into_iter().flatten();
+        for k in mark.into_iter().chain(others) {
             if k.get("crash").is_some_and(Value::is_string) {
                 l.marks_crash += 1;
             } else if k.get("direction").and_then(Value::as_str) == Some("widening") {

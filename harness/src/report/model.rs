@@ -183,6 +183,9 @@ pub struct RowReport {
     pub note: Option<String>,
     pub issues: Vec<String>,
     pub known_violation: Option<KnownViolationReport>,
+    /// A row's further marks, of other classes (a crash beside a deviation).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_known_violations: Vec<KnownViolationReport>,
     /// Cases (not skipped) that use the row; `null` when the translator was not run.
     pub cases: Option<usize>,
     /// One instance on which source and projection disagree in the row's direction.
@@ -303,10 +306,14 @@ fn row_directions(row: &Row) -> BTreeSet<Direction> {
     if let Disposition::Approximated { direction, .. } = row.disposition {
         out.insert(direction);
     }
-    if let Some(k) = &row.known_violation {
+    for k in row.marks.iter().filter(|k| k.crash.is_none()) {
         out.insert(k.direction);
     }
     out
+}
+
+fn mark_report(k: &crate::table::KnownViolation) -> KnownViolationReport {
+    KnownViolationReport { issue: k.issue.clone(), direction: k.direction.name().to_owned(), witness: k.witness.clone(), crash: k.crash.clone() }
 }
 
 fn witnesses_of(verdict: &Verdict) -> &[Witness] {
@@ -508,12 +515,8 @@ fn row_report(translator: &str, row: &Row, cases: Option<usize>, witness: Option
         becomes: row.becomes.clone(),
         note: row.note.clone(),
         issues: row.issues.clone(),
-        known_violation: row.known_violation.as_ref().map(|k| KnownViolationReport {
-            issue: k.issue.clone(),
-            direction: k.direction.name().to_owned(),
-            witness: k.witness.clone(),
-            crash: k.crash.clone(),
-        }),
+        known_violation: row.marks.first().map(mark_report),
+        other_known_violations: row.marks.iter().skip(1).map(mark_report).collect(),
         cases,
         witness,
         refusal,

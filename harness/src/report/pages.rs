@@ -180,9 +180,10 @@ fn row_section(s: &mut String, t: &TranslatorReport, r: &RowReport) {
         let issues: Vec<String> = r.issues.iter().map(|i| code(i)).collect();
         let _ = writeln!(s, "Issues: {}\n", issues.join(", "));
     }
-    if let Some(k) = &r.known_violation {
+    for k in r.known_violation.iter().chain(&r.other_known_violations) {
         let witness = k.witness.as_ref().map(|w| format!("; the table's witness: {}", code(w))).unwrap_or_default();
-        let _ = writeln!(s, "**Known violation** ({}, {}){witness}\n", k.direction, code(&k.issue));
+        let class = k.crash.as_ref().map_or_else(|| k.direction.clone(), |text| format!("crash: {}", code(text)));
+        let _ = writeln!(s, "**Known violation** ({class}, {}){witness}\n", code(&k.issue));
     }
     if let Some(w) = &r.witness {
         let model = w.model_instance.as_ref().map(|m| format!(" (the model side sees {})", code(&json_inline(m)))).unwrap_or_default();
@@ -365,9 +366,10 @@ fn row_html(s: &mut String, t: &TranslatorReport, r: &RowReport) {
         let issues: Vec<String> = r.issues.iter().map(|i| format!("<code>{}</code>", html(i))).collect();
         let _ = writeln!(s, "<p>Issues: {}</p>", issues.join(", "));
     }
-    if let Some(k) = &r.known_violation {
+    for k in r.known_violation.iter().chain(&r.other_known_violations) {
         let witness = k.witness.as_ref().map(|w| format!("; the table's witness: <code>{}</code>", html(w))).unwrap_or_default();
-        let _ = writeln!(s, "<p><b>Known violation</b> ({}, <code>{}</code>){witness}</p>", html(&k.direction), html(&k.issue));
+        let class = k.crash.as_ref().map_or_else(|| html(&k.direction), |text| format!("crash: <code>{}</code>", html(text)));
+        let _ = writeln!(s, "<p><b>Known violation</b> ({class}, <code>{}</code>){witness}</p>", html(&k.issue));
     }
     if let Some(w) = &r.witness {
         let model = w.model_instance.as_ref().map(|m| format!(" (the model side sees <code>{}</code>)", html(&json_inline(m)))).unwrap_or_default();
