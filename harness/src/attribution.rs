@@ -481,7 +481,7 @@ impl<'a> Bounds<'a> {
                 Disposition::Approximated { direction: d, to } if *d == direction => Some(*to),
                 _ => None,
             };
-            let marked = row.known_violation.as_ref().is_some_and(|k| k.direction == direction);
+            let marked = row.known_violation.as_ref().is_some_and(|k| k.bounds(direction));
             let id = || row.id.to_string();
             let (becomes, mark) = match basis {
                 Basis::Declared => (approximated, false),
@@ -495,7 +495,7 @@ impl<'a> Bounds<'a> {
                     _ => (marked.then_some(Becomes::Rewritten), true),
                 },
             };
-            let whole_tool = row.known_violation.as_ref().is_some_and(|k| k.direction == direction && k.whole_tool);
+            let whole_tool = row.known_violation.as_ref().is_some_and(|k| k.bounds(direction) && k.whole_tool);
             let tool_mark = self.projection_is_fallback && match basis {
                 Basis::Marked(r) => whole_tool && *r == id(),
                 Basis::AllMarked => whole_tool,
@@ -514,7 +514,7 @@ impl<'a> Bounds<'a> {
             && let Some(row) = self.implicit_true
         {
             let approximated = matches!(row.disposition, Disposition::Approximated { direction: Direction::Narrowing, .. });
-            let marked = row.known_violation.as_ref().is_some_and(|k| k.direction == Direction::Narrowing);
+            let marked = row.known_violation.as_ref().is_some_and(|k| k.bounds(Direction::Narrowing));
             let applies = match basis {
                 Basis::Declared => approximated,
                 Basis::Row(r) => approximated && *r == row.id.to_string(),
@@ -532,7 +532,7 @@ impl<'a> Bounds<'a> {
         let mut rows: Vec<&Row> = Vec::new();
         let implicit = self.implicit_true.filter(|_| direction == Direction::Narrowing);
         for row in self.rows.iter().map(|(_, r)| *r).chain(implicit) {
-            if row.known_violation.as_ref().is_some_and(|k| k.direction == direction) && !rows.iter().any(|r| r.id == row.id) {
+            if row.known_violation.as_ref().is_some_and(|k| k.bounds(direction)) && !rows.iter().any(|r| r.id == row.id) {
                 rows.push(row);
             }
         }

@@ -302,7 +302,8 @@ columns: compared  cases whose instances were compared: the projection agreed wi
          refused   cases the translator refused where its table says it refuses (a pass: nothing to compare)
          failed    cases where the translator breaks its table (each is listed below)
          known     cases that reproduce a known violation the table marks, with its issue (not a failure)
-         skipped   cases not run here (e.g. a suite case the validator gets wrong); --verbose lists them";
+         skipped   cases not run here (e.g. a suite case the validator gets wrong); --verbose lists them
+         crashed   of the failed and known, the cases where the translator threw (a crash, not a refusal)";
 
 fn run(wanted: &[String], verbose: bool, coverage: bool) -> Result<u8, String> {
     let loaded = Arc::new(trials::load(project()?, &Selection::All));
@@ -325,7 +326,7 @@ fn run(wanted: &[String], verbose: bool, coverage: bool) -> Result<u8, String> {
     let mut failures = Vec::new();
     let mut unavailable: Vec<(&str, String)> = Vec::new();
     let mut skipped_cases = Vec::new();
-    let mut total = [0usize; 5];
+    let mut total = [0usize; 6];
     for (name, table, errors) in selected {
         for e in errors {
             failures.push(format!("{name}::lint\n{e}"));
@@ -343,17 +344,18 @@ fn run(wanted: &[String], verbose: bool, coverage: bool) -> Result<u8, String> {
         }
         let t = trials::tally(&loaded.records.of_translator(table, translator.as_ref(), &loaded.cases, &loaded.env, &|| {}));
         progress.tick();
-        let counts = [t.passed - t.refused, t.refused, t.failed.len(), t.expected.len(), t.skipped];
+        let counts = [t.passed - t.refused, t.refused, t.failed.len(), t.expected.len(), t.skipped, t.crashed];
         for (sum, n) in total.iter_mut().zip(counts) {
             *sum += n;
         }
         lines.push(format!(
-            "{name:<width$} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",
+            "{name:<width$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",
             counts[0],
             counts[1],
             counts[2],
             counts[3],
             counts[4],
+            counts[5],
             table.file.display()
         ));
         for (case, message) in t.failed {
@@ -363,18 +365,19 @@ fn run(wanted: &[String], verbose: bool, coverage: bool) -> Result<u8, String> {
     }
     progress.finish();
     println!("{RUN_LEGEND}\n");
-    println!("{:<width$} {:>8} {:>8} {:>8} {:>8} {:>8}  table", "translator", "compared", "refused", "failed", "known", "skipped");
+    println!("{:<width$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  table", "translator", "compared", "refused", "failed", "known", "skipped", "crashed");
     for line in lines {
         println!("{line}");
     }
     println!(
-        "{:<width$} {:>8} {:>8} {:>8} {:>8} {:>8}  ({} cases per translator)",
+        "{:<width$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  ({} cases per translator)",
         "total",
         total[0],
         total[1],
         total[2],
         total[3],
         total[4],
+        total[5],
         loaded.cases.len()
     );
     if verbose {

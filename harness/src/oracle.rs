@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 use schema_fidelity_translators::root;
 use schema_fidelity_translators::walk::{self, Occurrence};
-use schema_fidelity_translators::{Cites, Dialect, Outcome, Projection, Refusal, Translator};
+use schema_fidelity_translators::{Cites, Crash, Dialect, Outcome, Projection, Refusal, Translator};
 use serde_json::Value;
 
 use crate::attribution::{Bounds, Culprit};
@@ -139,6 +139,9 @@ pub enum FailureKind {
     /// Two translations of the same schema differ; the pointer (into the serialized answer) of
     /// the first difference.
     Nondeterministic(String),
+    /// The translator threw on the schema (an external adapter's `error` answer): the exception's
+    /// message. The tool cannot be sent: a narrowing to nothing no row can declare.
+    Crashed(String),
 }
 
 /// A failed trial: what failed and the full message.
@@ -220,7 +223,7 @@ impl Context<'_> {
         let known: Vec<&Row> = self
             .rows
             .iter()
-            .filter(|(o, r)| blamed(o) && r.known_violation.as_ref().is_some_and(|k| k.direction == Direction::Narrowing))
+            .filter(|(o, r)| blamed(o) && r.known_violation.as_ref().is_some_and(|k| k.bounds(Direction::Narrowing)))
             .map(|(_, r)| *r)
             .collect();
         let Some(first) = known.first() else { return Verdict::Fail(failure) };
@@ -233,6 +236,22 @@ impl Context<'_> {
 }
 
 impl Context<'_> {
+    /// A crash: a failure, unless a `crash:` mark on the row of a keyword present matches its
+    /// message (CONTRACT §7); then the expected failure of every such mark.
+    fn crashed(&self, translator: &str, crash: &Crash) -> Verdict {
+        let what = format!("translator `{translator}` threw on this schema (a crash, not a refusal), so the tool cannot be sent with it: {crash}");
+        let Verdict::Fail(failure) = self.fail(FailureKind::Crashed(crash.message.clone()), &what) else { unreachable!("Context::fail returns Verdict::Fail") };
+        let mut known: Vec<&Row> = self.rows.iter().map(|(_, r)| *r).filter(|r| r.known_violation.as_ref().is_some_and(|k| k.covers_crash(&crash.message))).collect();
+        known.dedup_by(|a, b| a.id == b.id);
+        let Some(first) = known.first() else { return Verdict::Fail(failure) };
+        let issue = first.known_violation.as_ref().map_or("", |k| k.issue.as_str());
+        let message = format!("known violation reproduced (the translator crashes): {} ({issue}, crash)", first.id);
+        let mut known: Vec<String> = known.iter().map(|r| r.id.to_string()).collect();
+        known.sort();
+        known.dedup();
+        Verdict::ExpectedFailure { message, failure, known }
+    }
+
     /// A failure of a target rule the table marks (`target_violations`): the failure and the mark
     /// ids it reproduces when the mark covers every keyword it names (`None`: the rule as a
     /// whole), else the failure, naming what the mark does not cover.
@@ -458,6 +477,7 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
             );
         }
         Outcome::Projected(p) => p,
+        Outcome::Crashed(crash) => return ctx.crashed(translator.name(), &crash),
         Outcome::Faulted(fault) => {
             return ctx.fail(FailureKind::Fault(fault.message.clone()), &format!("translator `{}` faulted: {fault}", translator.name()));
         }
@@ -484,13 +504,16 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
             }
         }
 
-        // 4. Grammar and meta-validation.
-        if projection.dialect != table.dialect {
+        // 4. Grammar and meta-validation, under the rules of the surface the projection went to
+        // (the table's target, or its `alternate_target` when the answer is in that dialect).
+        let Some(surface) = table.for_dialect(projection.dialect) else {
+            let alternate = table.alternate_target.as_deref().map_or_else(String::new, |t| format!(" (or `{}` of its alternate target `{}`)", t.dialect.name(), t.name));
             return ctx.fail(
                 FailureKind::WrongDialect,
-                &format!("the projection is in dialect `{}` but the table declares `{}`", projection.dialect.name(), table.dialect.name()),
+                &format!("the projection is in dialect `{}` but the table declares `{}`{alternate}", projection.dialect.name(), table.dialect.name()),
             );
-        }
+        };
+        let table: &Table = &surface;
         if let Some((path, grammar)) = &table.grammar {
             let offences = match grammar_offences(grammar, &projection.schema) {
                 Ok(o) => o,
@@ -654,7 +677,7 @@ fn differential(
     let syntactic_marks: Vec<&Row> = ctx
         .rows
         .iter()
-        .filter(|(o, r)| o.keyword == "false" && syntactic.contains(&o.pointer) && r.known_violation.as_ref().is_some_and(|k| k.direction == Direction::Widening))
+        .filter(|(o, r)| o.keyword == "false" && syntactic.contains(&o.pointer) && r.known_violation.as_ref().is_some_and(|k| k.bounds(Direction::Widening)))
         .map(|(_, r)| *r)
         .collect();
     let marked: Vec<&Witness> = witnesses.iter().filter(|w| matches!(w.attribution, Attribution::Marked(_))).collect();

@@ -191,6 +191,26 @@ pub struct KnownViolation {
     /// the deviation is not bounded by the keyword's position but by the whole document.
     #[serde(default)]
     pub whole_tool: bool,
+    /// The translator throws where this row's keyword appears: a text its error message contains
+    /// (`TypeError`, `'bool' object has no attribute`). Only such a mark covers a crash, and it
+    /// covers nothing else (CONTRACT §7).
+    #[serde(default)]
+    pub crash: Option<String>,
+}
+
+impl KnownViolation {
+    /// Whether this mark bounds deviations in `direction`: a `crash:` mark says the translator
+    /// throws, so it bounds no deviation of a projection (and only it covers a crash).
+    #[must_use]
+    pub fn bounds(&self, direction: Direction) -> bool {
+        self.direction == direction && self.crash.is_none()
+    }
+
+    /// Whether this mark covers a crash with this message.
+    #[must_use]
+    pub fn covers_crash(&self, message: &str) -> bool {
+        self.direction == Direction::Narrowing && self.crash.as_deref().is_some_and(|text| message.contains(text))
+    }
 }
 
 /// Where a row stands: file, line, and which refinement of which keyword it is.
@@ -268,6 +288,10 @@ pub struct Table {
     /// For an external translator: the package and the version pinned, as people name it
     /// (`@mastra/schema-compat 1.3.11 (npm)`), shown beside its verdicts in the reports.
     pub package: Option<String>,
+    /// A second surface the translator sends some schemas to, in another dialect
+    /// (`alternate_target:`; @ai-sdk/google sends a recursive schema as `parametersJsonSchema`
+    /// instead of the proto `parameters`): a projection in its dialect is held to its rules.
+    pub alternate_target: Option<Box<crate::target::Target>>,
     keywords: BTreeMap<String, Entry>,
     extensions: Vec<(String, Entry)>,
 }
@@ -287,6 +311,25 @@ impl Table {
     #[must_use]
     pub fn limit(&self, name: &str) -> Option<&Limit> {
         self.limits.get(name).or_else(|| self.bounds.get(name))
+    }
+
+    /// The table as it judges a projection in `dialect`: itself, or, when the projection went to
+    /// its alternate target, the same rows under that target's rules (its grammar, cycle rule,
+    /// object-root rule and limits). `None` when neither surface speaks `dialect`.
+    #[must_use]
+    pub fn for_dialect(&self, dialect: Dialect) -> Option<std::borrow::Cow<'_, Self>> {
+        if dialect == self.dialect {
+            return Some(std::borrow::Cow::Borrowed(self));
+        }
+        let alternate = self.alternate_target.as_deref().filter(|t| t.dialect == dialect)?;
+        let mut switched = self.clone();
+        switched.target = Some(TargetRef { name: alternate.name.clone(), file: alternate.file.clone() });
+        switched.dialect = alternate.dialect;
+        switched.grammar.clone_from(&alternate.grammar);
+        switched.requires_object_root = alternate.requires_object_root;
+        switched.recursion = alternate.recursion;
+        switched.limits.clone_from(&alternate.limits);
+        Some(std::borrow::Cow::Owned(switched))
     }
 }
 
@@ -359,6 +402,8 @@ struct TableFile {
     source: String,
     #[serde(default)]
     target: Option<String>,
+    #[serde(default)]
+    alternate_target: Option<String>,
     #[serde(default)]
     bounds: BTreeMap<String, Spanned<BoundFile>>,
     #[serde(default)]
@@ -685,6 +730,22 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
             }
         },
     };
+    let alternate_target = file.alternate_target.as_deref().and_then(|name| {
+        let line = crate::target::key_line(text, "alternate_target");
+        match crate::target::load(&targets_dir, name) {
+            Ok(t) if target.as_ref().is_some_and(|main| main.dialect == t.dialect) => {
+                errors.push(err(line, format!("`alternate_target: {name}` speaks the dialect of `target:`: a projection's dialect must say which of the two it went to")));
+                None
+            }
+            Ok(t) => Some(Box::new(t)),
+            Err(es) => {
+                for e in es {
+                    errors.push(err(line, format!("alternate target `{name}`: {e}")));
+                }
+                None
+            }
+        }
+    });
     let mut bounds = BTreeMap::new();
     for (name, b) in &file.bounds {
         let line = Some(b.referenced.line());
@@ -816,6 +877,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         run: file.run,
         install: file.install,
         package: file.package,
+        alternate_target,
         keywords,
         extensions,
     };
@@ -928,6 +990,16 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     }
     if let Some(kv) = &r.known_violation {
         check_issue(&kv.issue, &mut fail);
+        match kv.crash.as_deref() {
+            Some(text) if text.trim().is_empty() || text.contains("TODO") => {
+                fail("`crash:` is empty or a TODO: give a text the translator's error message contains".to_owned());
+            }
+            Some(_) if kv.direction != Direction::Narrowing => {
+                fail("a `crash:` mark has `direction: narrowing`: a translator that throws leaves the tool unusable".to_owned());
+            }
+            Some(_) if kv.whole_tool => fail("a `crash:` mark bounds no projection, so `whole_tool` means nothing on it".to_owned()),
+            _ => {}
+        }
     }
     for issue in r.issues.iter().filter(|i| is_placeholder(i)) {
         fail(format!("issue `{issue}` is a placeholder: name a filed issue (`owner/repo#N`, `repo#N` or a URL)"));

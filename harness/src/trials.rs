@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use schema_fidelity_translators::Translator;
+use schema_fidelity_translators::{Outcome, Translator};
 
 use crate::corpus::{self, Case, CorpusError};
 use crate::external;
@@ -226,6 +226,8 @@ pub struct Tally {
     pub skipped_cases: Vec<(String, String)>,
     /// Known-violation rows (by id) reproduced on some case.
     pub reproduced: BTreeMap<String, usize>,
+    /// Cases where the translator threw (a crash; each is also failed or known).
+    pub crashed: usize,
 }
 
 /// The tally of one translator's records.
@@ -233,6 +235,7 @@ pub struct Tally {
 pub fn tally(records: &[Arc<Record>]) -> Tally {
     let mut t = Tally::default();
     for record in records {
+        t.crashed += usize::from(matches!(record.outcome, Some(Outcome::Crashed(_))));
         match &record.verdict {
             Verdict::Pass(summary) => {
                 t.passed += 1;

@@ -92,7 +92,6 @@ fn each_fault_fails_its_own_case_and_the_run_goes_on() {
         ("wrong-id", Some("wrong-id"), &["the adapter answered id 100"]),
         ("early-exit", Some("exit"), &["exited before answering request", "exit status: 0"]),
         ("not-protocol", Some("not-protocol"), &["breaks protocol/response.schema.json", "dialect"]),
-        ("translator-error", Some("error"), &["the translator failed on request", "not a refusal", "TypeError"]),
         ("stderr-flood", Some("stderr-flood"), &[]),
         ("last", None, &[]),
     ];
@@ -114,10 +113,8 @@ fn each_fault_fails_its_own_case_and_the_run_goes_on() {
         // Reported against the case it hit: the trial message names the case and the table.
         assert!(failure.message.contains(&format!("case: corpus/faults.yaml::{name}")), "{}", failure.message);
         assert!(failure.message.contains("translator `faulty` faulted"), "{}", failure.message);
-        if *fault != Some("error") {
-            assert!(fault_message.contains("the next case starts a new one"), "{name}: {fault_message}");
-            stopped_pids.extend(pid_before);
-        }
+        assert!(fault_message.contains("the next case starts a new one"), "{name}: {fault_message}");
+        stopped_pids.extend(pid_before);
     }
     assert_eq!(stopped_pids.len(), 8, "a process was started and stopped per breaking fault: {stopped_pids:?}");
     for pid in &stopped_pids {
@@ -424,4 +421,111 @@ fn an_adapters_escape_sequences_are_shown_not_sent() {
     let Outcome::Faulted(fault) = faulty.translate(&case("escapes", Some("escapes")).schema) else { panic!("a crash faults") };
     assert!(fault.message.contains("faulty: \\x1b[2J\\x1b]0;pwned\\x07 cleared the screen"), "{}", fault.message);
     assert!(!fault.message.chars().any(|c| c.is_control() && c != '\n'), "{:?}", fault.message);
+}
+
+/// A table whose `properties` row says the translator throws on it (a `crash:` mark matching
+/// `text`), or a plain narrowing mark there when `text` is `None`.
+fn table_with_crash_mark(text: Option<&str>) -> Table {
+    let identity = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    let crash = text.map_or_else(String::new, |t| format!(", crash: \"{t}\""));
+    let row = format!("properties: {{ disposition: preserved, known_violation: {{ issue: \"owner/repo#1\", direction: narrowing{crash}, witness: 'faults' }} }}");
+    let text = identity.replacen("translator: identity", "translator: faulty", 1);
+    let (before, after) = text.split_once("  properties:").expect("identity has a properties row");
+    let rest = after.split_once('\n').map_or("", |(_, rest)| rest);
+    let text = format!("{before}  {row}\n{rest}");
+    let (table, errors) = table::parse(&text, Path::new("faulty.yaml"), &root().join("dispositions"));
+    assert!(errors.is_empty(), "{errors:?}");
+    table.expect("table parses")
+}
+
+#[test]
+fn a_translator_that_throws_is_a_crash_not_a_fault_and_only_a_crash_mark_covers_it() {
+    let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
+    let env = Env::default();
+    let thrown = case("translator-error", Some("error"));
+
+    // No mark: the trial fails as a crash, with the exception, and the adapter keeps serving.
+    let pid = {
+        assert!(matches!(faulty.translate(&case("warm-up", None).schema), Outcome::Projected(_)));
+        faulty.adapter().pid()
+    };
+    let Verdict::Fail(failure) = oracle::check(&table("faulty", None), &faulty, &thrown, &env) else { panic!("a crash fails") };
+    let FailureKind::Crashed(message) = &failure.kind else { panic!("expected a crash, got {:?}", failure.kind) };
+    assert_eq!(message, "TypeError: cannot read properties of undefined");
+    assert!(failure.message.contains("threw on this schema (a crash, not a refusal)"), "{}", failure.message);
+    assert!(failure.message.contains("threw on request"), "the detail says which request: {}", failure.message);
+    assert_eq!(faulty.adapter().pid(), pid, "a crash is an answer: the adapter was not restarted");
+
+    // A `crash:` mark on a keyword present whose text the message contains: an expected failure.
+    match oracle::check(&table_with_crash_mark(Some("TypeError")), &faulty, &thrown, &env) {
+        Verdict::ExpectedFailure { known, failure, .. } => {
+            assert!(matches!(failure.kind, FailureKind::Crashed(_)));
+            assert_eq!(known.len(), 1);
+            assert!(known[0].contains("properties"), "{known:?}");
+        }
+        other => panic!("a matching crash mark covers the crash: {other:?}"),
+    }
+    // A crash mark whose text the message does not contain, and a plain narrowing mark, do not.
+    for table in [table_with_crash_mark(Some("AttributeError")), table_with_crash_mark(None)] {
+        let verdict = oracle::check(&table, &faulty, &thrown, &env);
+        assert!(matches!(&verdict, Verdict::Fail(f) if matches!(f.kind, FailureKind::Crashed(_))), "{verdict:?}");
+    }
+    // And a crash mark explains no deviation: on a case the translator answers, it is not credited.
+    let verdict = oracle::check(&table_with_crash_mark(Some("TypeError")), &faulty, &case("answered", None), &env);
+    assert!(matches!(verdict, Verdict::Pass(_)), "{verdict:?}");
+}
+
+#[test]
+fn a_crash_mark_must_be_a_narrowing_with_a_text() {
+    let identity = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    for (mark, expected) in [
+        ("{ issue: \"owner/repo#1\", direction: widening, crash: \"TypeError\" }", "has `direction: narrowing`"),
+        ("{ issue: \"owner/repo#1\", direction: narrowing, crash: \" \" }", "is empty or a TODO"),
+    ] {
+        let text = identity.replacen("  const: { disposition: preserved }", &format!("  const: {{ disposition: preserved, known_violation: {mark} }}"), 1);
+        assert_ne!(text, identity, "the identity table has a plain const row");
+        let (_, errors) = table::parse(&text, Path::new("identity.yaml"), &root().join("dispositions"));
+        assert!(errors.iter().any(|e| e.to_string().contains(expected)), "{mark}: {errors:?}");
+    }
+}
+
+/// The identity table aimed at `target` (and `alternate`, when given).
+fn identity_aimed_at(target: &str, alternate: Option<&str>) -> (Option<Table>, Vec<table::TableError>) {
+    let identity = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    let mut aimed = format!("target: {target}\n");
+    if let Some(alternate) = alternate {
+        aimed.push_str(&format!("alternate_target: {alternate}\n"));
+    }
+    let text = identity.replacen("target: json-schema\n", &aimed, 1);
+    table::parse(&text, Path::new("identity.yaml"), &root().join("dispositions"))
+}
+
+#[test]
+fn a_projection_in_the_alternate_targets_dialect_is_held_to_that_target() {
+    // The identity translator answers `json-schema`. Aimed at the proto surface alone, that is the
+    // wrong dialect; with Gemini's parametersJsonSchema as the alternate target, it is judged there.
+    let identity = schema_fidelity_translators::builtin::by_name("identity").expect("identity is built in");
+    let env = Env::default();
+    let plain = case("plain", None);
+    let (proto_only, errors) = identity_aimed_at("gemini-proto", None);
+    assert!(errors.is_empty(), "{errors:?}");
+    let verdict = oracle::check(&proto_only.expect("parses"), identity.as_ref(), &plain, &env);
+    assert!(matches!(&verdict, Verdict::Fail(f) if f.kind == FailureKind::WrongDialect), "{verdict:?}");
+
+    let (both, errors) = identity_aimed_at("gemini-proto", Some("gemini-json-schema"));
+    assert!(errors.is_empty(), "{errors:?}");
+    let both = both.expect("parses");
+    let verdict = oracle::check(&both, identity.as_ref(), &plain, &env);
+    assert!(matches!(verdict, Verdict::Pass(_)), "judged under gemini-json-schema, where it is exact: {verdict:?}");
+    // ... and held to that target's grammar: `pattern` is outside Gemini's JSON Schema subset.
+    let mut patterned = case("patterned", None);
+    patterned.schema["properties"]["s"] = json!({"type": "string", "pattern": "^a"});
+    let verdict = oracle::check(&both, identity.as_ref(), &patterned, &env);
+    let Verdict::Fail(failure) = verdict else { panic!("the alternate target's grammar applies: {verdict:?}") };
+    assert_eq!(failure.kind, FailureKind::Grammar);
+    assert!(failure.message.contains("target `gemini-json-schema`"), "{}", failure.message);
+
+    // An alternate target in the target's own dialect could not be told apart: the lint says so.
+    let (_, errors) = identity_aimed_at("gemini-json-schema", Some("json-schema"));
+    assert!(errors.iter().any(|e| e.message.contains("speaks the dialect of `target:`")), "{errors:?}");
 }

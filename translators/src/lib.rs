@@ -30,4 +30,4 @@ pub mod walk;
 
 pub use codec::Codec;
 pub use form::Form;
-pub use model::{Cites, Dialect, Fault, Outcome, Projection, Refusal, Translator};
+pub use model::{Cites, Crash, Dialect, Fault, Outcome, Projection, Refusal, Translator};

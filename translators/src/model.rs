@@ -29,6 +29,10 @@ pub trait Translator: Send + Sync {
 pub enum Outcome {
     Projected(Projection),
     Refused(Refusal),
+    /// The translator threw on this schema (an external adapter's `error` answer: the package
+    /// raised a `TypeError`, an `AssertionError`, ...): an answer about the schema, which the tool
+    /// cannot be sent with (CONTRACT §7: a narrowing to nothing, covered only by a `crash:` mark).
+    Crashed(Crash),
     /// The translator could not answer: an external translator's process crashed, hung, or broke
     /// the protocol. Not an answer about the schema (a refusal is one), so the oracle fails the
     /// trial with the fault instead of judging the schema.
@@ -91,6 +95,34 @@ pub struct Fault {
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+/// What a translator threw on a schema: the exception as the adapter reported it (`message`, which
+/// `crash:` marks match) and what its process said on stderr meanwhile (`detail`, for people).
+///
+/// Two crashes are the same answer when their messages are: the detail carries the request's id
+/// and whatever else was logged, which differ from call to call.
+#[derive(Debug, Clone, Eq, Serialize, Deserialize)]
+pub struct Crash {
+    pub message: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+impl PartialEq for Crash {
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message
+    }
+}
+
+impl std::fmt::Display for Crash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        if !self.detail.is_empty() {
+            write!(f, "\n{}", self.detail)?;
+        }
+        Ok(())
     }
 }
 

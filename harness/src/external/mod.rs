@@ -21,6 +21,10 @@
 //! few timeouts, not one per case. Stderr is drained continuously into a bounded ring, so a flood
 //! there neither stalls the adapter nor grows memory.
 //!
+//! **Crashes are not faults.** An `error` answer means the wrapped package threw on the schema (a
+//! `TypeError` on a valid schema): the adapter works, the translator does not. It becomes
+//! [`Outcome::Crashed`], an answer the oracle judges (CONTRACT §7), and the process keeps serving.
+//!
 //! **Not installed.** When the adapter's program is not on `PATH`, or the adapter answers the
 //! handshake with `unavailable` (its package is missing), [`Translator::unavailable`] says so with
 //! the table's `install:` command, and the trials are skipped with that reason.
@@ -38,7 +42,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use schema_fidelity_translators::{Fault, Outcome, Translator};
+use schema_fidelity_translators::{Crash, Fault, Outcome, Translator};
 use serde_json::Value;
 
 use self::process::{Process, ReceiveError, StdoutEvent};
@@ -314,14 +318,18 @@ impl Adapter {
                 r.message = crate::terminal::sanitize(&r.message);
                 Outcome::Refused(r)
             }
-            AnswerBody::Error(e) => faulted(format!(
-                "{} ({} {}): the translator failed on request {id} (not a refusal): {}\n{}",
-                self.spec.label(),
-                running.started.name,
-                running.started.version,
-                crate::terminal::sanitize(&e.message),
-                running.process.stderr_tail()
-            )),
+            // The package threw: an answer about this schema (the tool cannot be sent with it),
+            // not a breakage of the adapter, which keeps serving.
+            AnswerBody::Error(e) => Outcome::Crashed(Crash {
+                message: crate::terminal::sanitize(&e.message),
+                detail: format!(
+                    "{} ({} {}) threw on request {id} (not a refusal)\n{}",
+                    self.spec.label(),
+                    running.started.name,
+                    running.started.version,
+                    running.process.stderr_tail()
+                ),
+            }),
         })
     }
 

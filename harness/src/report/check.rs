@@ -371,7 +371,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
                         .collect(),
                     _ => present
                         .iter()
-                        .filter(|(_, r)| approximated(w.direction)(r) || r.known_violation.as_ref().is_some_and(|k| k.direction == w.direction))
+                        .filter(|(_, r)| approximated(w.direction)(r) || r.known_violation.as_ref().is_some_and(|k| k.bounds(w.direction)))
                         .map(|(_, r)| cite(r))
                         .collect(),
                 };

@@ -31,7 +31,7 @@ use crate::records::Record;
 use crate::trials::{Loaded, Resolver};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Everything the reports show.
 #[derive(Debug, Clone, Serialize)]
@@ -88,6 +88,8 @@ pub struct TranslatorReport {
     pub source: Option<String>,
     /// The target the table names (`targets/<name>.yaml`).
     pub target: Option<String>,
+    /// The second surface some projections go to, in another dialect (`alternate_target:`).
+    pub alternate_target: Option<String>,
     pub dialect: Option<String>,
     pub grammar: Option<String>,
     pub requires_object_root: bool,
@@ -148,6 +150,9 @@ pub struct Trials {
     pub known_cases: Vec<String>,
     /// The skipped cases, sorted. With the corpus's case list, these give every trial's verdict.
     pub skipped_cases: Vec<String>,
+    /// The cases where the translator threw (a crash, not a refusal), sorted: each is also failed
+    /// or known.
+    pub crashed_cases: Vec<String>,
 }
 
 /// One row of a table, with what the corpus showed about it.
@@ -370,6 +375,9 @@ fn select_refusal(row: &Row, runs: &[Arc<Record>]) -> Option<RefusalReport> {
 fn tally(runs: &[Arc<Record>]) -> Trials {
     let mut t = Trials { cases: runs.len(), ..Trials::default() };
     for run in runs {
+        if matches!(run.outcome, Some(Outcome::Crashed(_))) {
+            t.crashed_cases.push(run.case.id.clone());
+        }
         match &run.verdict {
             Verdict::Pass(_) => t.passed += 1,
             Verdict::Fail(_) => {
@@ -389,6 +397,7 @@ fn tally(runs: &[Arc<Record>]) -> Trials {
     t.failed_cases.sort();
     t.known_cases.sort();
     t.skipped_cases.sort();
+    t.crashed_cases.sort();
     t
 }
 
@@ -402,6 +411,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             description: None,
             source: None,
             target: None,
+            alternate_target: None,
             dialect: None,
             grammar: None,
             requires_object_root: false,
@@ -439,6 +449,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         grammar: table.grammar.as_ref().map(|(p, _)| slash(p)),
         requires_object_root: table.requires_object_root,
         target: table.target.as_ref().map(|t| t.name.clone()),
+        alternate_target: table.alternate_target.as_ref().map(|t| t.name.clone()),
         limits: table
             .limits
             .iter()

@@ -35,6 +35,9 @@ pub fn page(t: &TranslatorReport, report: &Report) -> String {
     }
     let _ = writeln!(s, "| source | {} |", md_inline(source));
     let _ = writeln!(s, "| target | {} |", t.target.as_deref().map_or_else(|| "none".to_owned(), |n| format!("[`{n}`](../targets/{n}.yaml)")));
+    if let Some(n) = &t.alternate_target {
+        let _ = writeln!(s, "| alternate target | [`{n}`](../targets/{n}.yaml), for the projections it sends in that target's dialect |");
+    }
     let _ = writeln!(s, "| dialect | `{}` |", t.dialect.as_deref().unwrap_or("json-schema"));
     let _ = writeln!(s, "| grammar | {} |", t.grammar.as_deref().map_or_else(|| "none".to_owned(), |g| format!("[`{g}`](../{g})")));
     let _ = writeln!(s, "| object root required | {} |", if t.requires_object_root { "yes" } else { "no" });
@@ -133,8 +136,12 @@ fn run_summary(t: &TranslatorReport, report: &Report) -> String {
         Some(suite) => format!("{} own + {} from the JSON-Schema-Test-Suite", report.corpus.own_cases, suite.cases),
         None => format!("{} own; the JSON-Schema-Test-Suite was absent", report.corpus.own_cases),
     };
+    let crashes = match trials.crashed_cases.len() {
+        0 => String::new(),
+        n => format!("; it threw on {n} of them (crashes, counted as failed or known)"),
+    };
     format!(
-        "{} cases ({corpus}): {} passed, {} failed, {} known violations, {} skipped",
+        "{} cases ({corpus}): {} passed, {} failed, {} known violations, {} skipped{crashes}",
         trials.cases, trials.passed, trials.failed, trials.known_violations, trials.skipped
     )
 }

@@ -837,6 +837,7 @@ mod tests {
         match GeminiProto.translate(&source) {
             Outcome::Projected(p) => p.schema,
             Outcome::Refused(r) => panic!("refused: {r}"),
+            Outcome::Crashed(c) => panic!("crashed: {c:?}"),
             Outcome::Faulted(f) => panic!("faulted: {f:?}"),
         }
     }

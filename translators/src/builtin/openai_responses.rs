@@ -241,6 +241,7 @@ mod tests {
         match OpenAiResponses.translate(schema) {
             Outcome::Projected(p) => p.schema,
             Outcome::Refused(r) => panic!("refused: {r}"),
+            Outcome::Crashed(c) => panic!("crashed: {c:?}"),
             Outcome::Faulted(f) => panic!("faulted: {f:?}"),
         }
     }

@@ -9,6 +9,7 @@ fn project_ok(schema: &Value) -> Projection {
     match OpenAiStrict.translate(schema) {
         Outcome::Projected(p) => p,
         Outcome::Refused(r) => panic!("refused: {r}\nschema: {schema}"),
+        Outcome::Crashed(c) => panic!("crashed: {c:?}"),
         Outcome::Faulted(f) => panic!("faulted: {f:?}"),
     }
 }
@@ -17,6 +18,7 @@ fn refusal(schema: &Value) -> Refusal {
     match OpenAiStrict.translate(schema) {
         Outcome::Refused(r) => r,
         Outcome::Projected(p) => panic!("projected: {}", p.schema),
+        Outcome::Crashed(c) => panic!("crashed: {c:?}"),
         Outcome::Faulted(f) => panic!("faulted: {f:?}"),
     }
 }
