@@ -419,3 +419,18 @@ fn every_case_has_a_row_on_its_family_page_with_a_verdict_per_translator() {
     // A failing or known case shows as such: the known violations of some translator appear.
     assert!(files.iter().any(|(name, text)| name.starts_with("cases-") && text.contains("class=\"v known\"")));
 }
+
+#[test]
+fn the_readme_opens_with_the_headline_of_the_committed_report() {
+    // The reports trial keeps the block current; this holds the README to having it, right after
+    // the opening paragraph, and to its being the committed report's.
+    let readme = std::fs::read_to_string(trials::workspace_root().join("README.md")).expect("README.md");
+    let block = report::headline::current(&readme).expect("README.md has the headline block");
+    assert_eq!(block, report::headline::block(&committed_json()), "the README's headline is not the committed report's: bless the reports");
+    let before = &readme[..readme.find(report::headline::START).expect("start")];
+    assert_eq!(before.matches("\n## ").count(), 1, "only the headline's own heading comes before it:\n{before}");
+    for translator in committed_json()["translators"].as_array().expect("translators") {
+        let name = translator["name"].as_str().expect("a name");
+        assert!(block.contains(&format!("[`{name}`](reports/{name}.md)")), "{name} has a line in the headline");
+    }
+}

@@ -27,6 +27,7 @@ pub mod diff;
 pub mod explain;
 pub mod families;
 pub mod hash;
+pub mod headline;
 pub mod matrix;
 pub mod model;
 pub mod pages;
@@ -55,6 +56,8 @@ pub struct Generated {
     pub report: model::Report,
     /// File name (within `reports/`) to contents.
     pub files: BTreeMap<String, String>,
+    /// The README's headline block ([`headline`]), markers included.
+    pub headline: String,
 }
 
 /// Whether a report file depends on the tables alone (not on the corpus run). Only these can be
@@ -91,9 +94,10 @@ pub fn generate(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Re
     for (family, cases) in families::families(&json) {
         files.insert(families::page_name(&family), families::html_page(&family, &cases, &json));
     }
+    let headline = headline::block(&json);
     let json = serde_json::to_string_pretty(&json).map_err(|e| format!("cannot serialize the report: {e}"))?;
     files.insert("report.json".to_owned(), json + "\n");
-    Ok(Generated { report, files })
+    Ok(Generated { report, files, headline })
 }
 
 /// A translator that could not be run here (an external one not installed) keeps its committed
@@ -151,8 +155,32 @@ pub fn differences(project: &Project, generated: &Generated, tables_only_check: 
         for name in stale_files(&dir, generated) {
             out.push(format!("{REPORTS_DIR}/{name}: no longer generated (it would be removed)"));
         }
+        // A project whose README has no headline block has opted out of it.
+        let readme = std::fs::read_to_string(project.root.join(README)).unwrap_or_default();
+        if let Some(committed) = headline::current(&readme)
+            && let Some(d) = diff::unified(&format!("{README} (committed headline)"), &format!("{README} (regenerated headline)"), committed, &generated.headline)
+        {
+            out.push(d);
+        }
     }
     out
+}
+
+/// The README, whose headline block is part of the reports.
+pub const README: &str = "README.md";
+
+/// Rewrite the README's headline block when it differs; whether it did. A README without the
+/// block (or no README) has none to keep current: a project opts in by adding the two marker
+/// lines, and this project's own README is held to having them by `tests/reports.rs`.
+fn write_headline(project: &Project, generated: &Generated) -> Result<bool, String> {
+    let path = project.root.join(README);
+    let Ok(readme) = std::fs::read_to_string(&path) else { return Ok(false) };
+    let Some(updated) = headline::replace(&readme, &generated.headline) else { return Ok(false) };
+    if updated == readme {
+        return Ok(false);
+    }
+    write_synced(&path, &updated).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    Ok(true)
 }
 
 /// The files `report` itself wrote into `dir` last time: the fixed ones and a page per translator
@@ -259,6 +287,9 @@ pub fn write(project: &Project, generated: &Generated) -> Result<Vec<String>, St
     refuse_links(&dir)?;
     recover(&project.root, &dir)?;
     let mut changed = Vec::new();
+    if write_headline(project, generated)? {
+        changed.push(format!("{README} (the headline)"));
+    }
     for (name, contents) in &generated.files {
         if std::fs::read_to_string(dir.join(name)).ok().as_deref() != Some(contents.as_str()) {
             changed.push(format!("{REPORTS_DIR}/{name}"));
@@ -266,7 +297,7 @@ pub fn write(project: &Project, generated: &Generated) -> Result<Vec<String>, St
     }
     let stale = stale_files(&dir, generated);
     changed.extend(stale.iter().map(|name| format!("{REPORTS_DIR}/{name} (removed)")));
-    if changed.is_empty() {
+    if changed.iter().all(|c| !c.starts_with(REPORTS_DIR)) {
         return Ok(changed);
     }
 
@@ -329,6 +360,7 @@ mod tests {
             let dir = std::env::temp_dir().join(format!("schema-fidelity-reports-{}-{name}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).expect("create");
+            std::fs::write(dir.join(README), format!("# project\n\n{}\nnone yet\n{}\n\n## more\n", headline::START, headline::END)).expect("readme");
             Self(dir)
         }
 
@@ -367,7 +399,30 @@ mod tests {
             corpus: model::Corpus { own: model::Fingerprint { hash: String::new(), files: 0 }, own_cases: 0, suite: None, errors: Vec::new(), cases: Vec::new() },
             translators: Vec::new(),
         };
-        Generated { report, files }
+        Generated { report, files, headline: format!("{}\nversion {version}\n{}", headline::START, headline::END) }
+    }
+
+    #[test]
+    fn the_readme_headline_is_written_with_the_reports_and_checked_with_them() {
+        let root = Root::new("headline");
+        let project = root.project();
+        let first = generated(&["alpha"], "1");
+        assert!(differences(&project, &first, false).iter().any(|d| d.contains("README.md (committed headline)")));
+        assert!(differences(&project, &first, true).is_empty() || !differences(&project, &first, true).iter().any(|d| d.contains("README")), "tables-only checks leave it");
+        let changed = write(&project, &first).expect("write");
+        assert!(changed.iter().any(|c| c == "README.md (the headline)"), "{changed:?}");
+        let readme = root.read(README).expect("readme");
+        assert!(readme.starts_with("# project\n\n") && readme.ends_with("\n\n## more\n") && readme.contains("version 1"), "{readme}");
+        assert!(differences(&project, &first, false).is_empty());
+        // Only the headline changed: it alone is rewritten.
+        let mut second = first.clone();
+        second.headline = format!("{}\nversion 2\n{}", headline::START, headline::END);
+        assert_eq!(write(&project, &second).expect("write"), vec!["README.md (the headline)".to_owned()]);
+        // A README without the block has opted out: left as it is, and nothing to compare.
+        std::fs::write(root.0.join(README), "# no block\n").expect("write");
+        assert!(!write(&project, &first).expect("write").iter().any(|c| c.contains("README")));
+        assert_eq!(root.read(README).as_deref(), Some("# no block\n"));
+        assert!(!differences(&project, &first, false).iter().any(|d| d.contains("README")));
     }
 
     #[test]

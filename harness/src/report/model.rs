@@ -196,6 +196,9 @@ pub struct KnownViolationReport {
     pub issue: String,
     pub direction: String,
     pub witness: Option<String>,
+    /// For a crash mark: the text the translator's error message contains.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -509,6 +512,7 @@ fn row_report(translator: &str, row: &Row, cases: Option<usize>, witness: Option
             issue: k.issue.clone(),
             direction: k.direction.name().to_owned(),
             witness: k.witness.clone(),
+            crash: k.crash.clone(),
         }),
         cases,
         witness,
