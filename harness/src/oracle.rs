@@ -471,10 +471,12 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
             if cites_root || cites_row {
                 return Verdict::Pass(Summary { refused: true, rows: row_ids(&ctx), ..Summary::default() });
             }
-            return ctx.fail(
-                FailureKind::RefusalCitesWrongRow(refusal.clone()),
-                &format!("the translator {refusal}, which is not where a refused row applies"),
-            );
+            // Refused for a keyword whose row does not refuse, although another row would have
+            // justified a refusal: the citation is wrong, and a translator that refuses that
+            // keyword conditionally (no row can say so) records it as for an unexpected refusal,
+            // with a narrowing mark on the row it cites.
+            let cited = |o: &Occurrence<'_>| o.keyword == keyword && o.pointer == pointer;
+            return ctx.unusable(FailureKind::RefusalCitesWrongRow(refusal.clone()), &format!("the translator {refusal}, which is not where a refused row applies"), cited);
         }
         Outcome::Projected(p) => p,
         Outcome::Crashed(crash) => return ctx.crashed(translator.name(), &crash),

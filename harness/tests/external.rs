@@ -529,3 +529,48 @@ fn a_projection_in_the_alternate_targets_dialect_is_held_to_that_target() {
     let (_, errors) = identity_aimed_at("gemini-json-schema", Some("json-schema"));
     assert!(errors.iter().any(|e| e.message.contains("speaks the dialect of `target:`")), "{errors:?}");
 }
+
+/// A translator that refuses every schema citing `minimum` at `/properties/n`.
+struct RefusesMinimum;
+
+impl Translator for RefusesMinimum {
+    fn name(&self) -> &str {
+        "refuses-minimum"
+    }
+    fn translate(&self, _: &Value) -> Outcome {
+        Outcome::Refused(schema_fidelity_translators::Refusal {
+            cites: schema_fidelity_translators::Cites::Keyword { keyword: "minimum".to_owned(), pointer: "/properties/n".to_owned() },
+            message: "minimum is not supported beside a not".to_owned(),
+        })
+    }
+}
+
+#[test]
+fn a_refusal_citing_a_row_that_does_not_refuse_is_covered_only_by_a_narrowing_mark_there() {
+    // `not` is refused by the table, so a refusal is due; the translator cites `minimum` instead.
+    let identity = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    let refusing = identity.replacen("  not: { disposition: preserved }", "  not: { disposition: refused }", 1);
+    let marked = refusing.replacen(
+        "  minimum: { disposition: preserved }",
+        "  minimum: { disposition: preserved, known_violation: { issue: \"owner/repo#2\", direction: narrowing, witness: 'refuses minimum beside a not' } }",
+        1,
+    );
+    let parse = |text: &str| {
+        let (table, errors) = table::parse(text, Path::new("identity.yaml"), &root().join("dispositions"));
+        assert!(errors.is_empty(), "{errors:?}");
+        table.expect("parses")
+    };
+    let mut c = case("wrong-citation", None);
+    c.schema = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}, "s": {"not": {"type": "string"}}}});
+    c.instances.clear();
+    let env = Env::default();
+    let verdict = oracle::check(&parse(&refusing), &RefusesMinimum, &c, &env);
+    assert!(matches!(&verdict, Verdict::Fail(f) if matches!(f.kind, FailureKind::RefusalCitesWrongRow(_))), "{verdict:?}");
+    match oracle::check(&parse(&marked), &RefusesMinimum, &c, &env) {
+        Verdict::ExpectedFailure { known, failure, .. } => {
+            assert!(matches!(failure.kind, FailureKind::RefusalCitesWrongRow(_)));
+            assert!(known.iter().any(|k| k.contains("minimum")), "{known:?}");
+        }
+        other => panic!("the mark on the cited row covers it: {other:?}"),
+    }
+}

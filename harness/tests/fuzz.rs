@@ -5,7 +5,11 @@
 //! A translator may refuse anything. It may not panic, hang (each translation runs in its own
 //! thread and is given [`TIMEOUT`]), answer differently twice, or, for a source that is a valid
 //! draft 2020-12 schema, project something that breaks its table's `grammar` or is not itself a
-//! valid draft 2020-12 schema once lifted from its dialect.
+//! valid draft 2020-12 schema once lifted from its dialect. One valid source in
+//! [`ORACLE_SAMPLE`] also goes through the whole oracle (table, generated witnesses both ways) for
+//! every translator, which must answer without a panic. Scalars, bounds and `multipleOf` include
+//! integral floats (`3.0`), and a second stream of tool schemas where `1` meets `1.0` (in `enum`,
+//! `const`, `allOf` of enums, `multipleOf`, bounds and `oneOf` tags) must keep every table true.
 //!
 //! ```sh
 //! cargo test --test fuzz                                        # 200 schemas (part of `cargo test`)
@@ -27,8 +31,8 @@ use std::time::Duration;
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
-use schema_fidelity::corpus;
-use schema_fidelity::oracle::{self, Env};
+use schema_fidelity::corpus::{self, Case, Origin};
+use schema_fidelity::oracle::{self, Env, Verdict};
 use schema_fidelity::project::Project;
 use schema_fidelity::table;
 use schema_fidelity::trials;
@@ -41,7 +45,9 @@ use serde_json::{Map, Value, json};
 const DEFAULT_SCHEMAS: u32 = 200;
 /// Schemas per run of the ignored, long test.
 const LONG_SCHEMAS: u32 = 10_000;
-/// Environment variable overriding either count.
+/// Schemas per run of the integral-float oracle test.
+const DEFAULT_INTEGRAL_SCHEMAS: u32 = 24;
+/// Environment variable overriding any count.
 const COUNT_ENV: &str = "SCHEMA_FIDELITY_FUZZ_SCHEMAS";
 /// One translation (twice, for determinism) may take this long; a real one takes microseconds.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -58,9 +64,62 @@ fn scalar() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::from),
         (-1000i64..1000).prop_map(Value::from),
         (-1.0e6f64..1.0e6).prop_map(Value::from),
+        integral_float(),
         "[a-z]{0,6}".prop_map(Value::from),
         Just(json!({"nested": [1, {"pattern": "not a keyword"}]})),
     ]
+}
+
+/// A number written with a fraction part that is zero (`3.0`): the same number as the integer `3`
+/// in JSON Schema, a different `serde_json::Value`.
+fn integral_float() -> impl Strategy<Value = Value> {
+    (-20i64..20).prop_map(|n| Value::from(n as f64))
+}
+
+/// `n` spelled as an integer or as an integral float.
+fn spelled(n: i64, float: bool) -> Value {
+    if float { Value::from(n as f64) } else { Value::from(n) }
+}
+
+/// Schemas where `1` and `1.0` meet: `enum`, `const`, `multipleOf`, bounds and `oneOf` tags, each
+/// value spelled either way, alone or under `allOf`/`anyOf` beside the other spelling.
+fn integral_float_property() -> BoxedStrategy<Value> {
+    let n = -3i64..4;
+    prop_oneof![
+        vec((n.clone(), any::<bool>()), 1..4).prop_map(|v| obj([("enum", Value::Array(v.into_iter().map(|(n, f)| spelled(n, f)).collect()))])),
+        (n.clone(), any::<bool>()).prop_map(|(n, f)| obj([("const", spelled(n, f))])),
+        (n.clone(), any::<bool>(), n.clone(), any::<bool>()).prop_map(|(a, fa, b, fb)| {
+            obj([("allOf", json!([{"enum": [spelled(a, fa), spelled(a + 1, !fa)]}, {"enum": [spelled(b, fb), spelled(a, !fa)]}]))])
+        }),
+        (n.clone(), any::<bool>(), prop::sample::select(vec!["allOf", "anyOf"])).prop_map(|(a, fa, k)| {
+            // `enum` and `const` side by side, the `const` in the other spelling.
+            let both = json!({"enum": [spelled(a, fa), spelled(a + 1, fa)], "const": spelled(a, !fa)});
+            obj([(k, json!([both, {"enum": [spelled(a, fa), "x"]}]))])
+        }),
+        (1i64..4, any::<bool>(), n.clone(), any::<bool>(), 0i64..5, any::<bool>()).prop_map(|(m, fm, lo, fl, span, fh)| {
+            obj([("type", json!("number")), ("multipleOf", spelled(m, fm)), ("minimum", spelled(lo, fl)), ("maximum", spelled(lo + span, fh))])
+        }),
+        (n.clone(), any::<bool>(), n, any::<bool>()).prop_map(|(a, fa, b, fb)| {
+            let branch = |tag: Value, key: &str| json!({"type": "object", "properties": {"kind": {"const": tag}, key: {"type": "integer"}}, "required": ["kind", key]});
+            obj([("oneOf", json!([branch(spelled(a, fa), "r"), branch(spelled(b, fb), "w")]))])
+        }),
+        (prop::sample::select(vec!["integer", "number"]), n_bound()).prop_map(|(t, (k, v))| obj([("type", json!(t)), (k, v)])),
+    ]
+    .boxed()
+}
+
+fn n_bound() -> impl Strategy<Value = (&'static str, Value)> {
+    (prop::sample::select(vec!["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]), -3i64..4, any::<bool>()).prop_map(|(k, n, f)| (k, spelled(n, f)))
+}
+
+/// Tool schemas of [`integral_float_property`] properties, all required.
+fn integral_float_source() -> BoxedStrategy<Value> {
+    btree_map(prop::sample::select(vec!["a", "b", "c"]).prop_map(str::to_owned), integral_float_property(), 1..3)
+        .prop_map(|properties| {
+            let required: Vec<Value> = properties.keys().cloned().map(Value::from).collect();
+            obj([("type", json!("object")), ("properties", Value::Object(properties.into_iter().collect())), ("required", Value::Array(required))])
+        })
+        .boxed()
 }
 
 fn property_name() -> impl Strategy<Value = String> {
@@ -104,7 +163,7 @@ fn obj<const N: usize>(entries: [(&str, Value); N]) -> Value {
 
 /// Schemas without children.
 fn leaf() -> BoxedStrategy<Value> {
-    let bound = prop_oneof![(-100i64..100).prop_map(Value::from), (-100.0f64..100.0).prop_map(Value::from), Just(json!(1e300))];
+    let bound = prop_oneof![(-100i64..100).prop_map(Value::from), (-100.0f64..100.0).prop_map(Value::from), integral_float(), Just(json!(1e300))];
     let count = 0u64..12;
     prop_oneof![
         Just(json!(true)),
@@ -113,7 +172,7 @@ fn leaf() -> BoxedStrategy<Value> {
         type_name().prop_map(|t| json!({"type": t})),
         vec(type_name(), 1..4).prop_map(|t| json!({"type": t})),
         (prop::sample::select(vec!["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]), bound).prop_map(|(k, v)| obj([(k, v)])),
-        prop_oneof![(1i64..50).prop_map(Value::from), Just(json!(0.01)), Just(json!(1e-8))].prop_map(|m| obj([("type", json!("number")), ("multipleOf", m)])),
+        prop_oneof![(1i64..50).prop_map(Value::from), (1i64..50).prop_map(|n| Value::from(n as f64)), Just(json!(0.01)), Just(json!(1e-8))].prop_map(|m| obj([("type", json!("number")), ("multipleOf", m)])),
         (prop::sample::select(vec!["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains"]), count)
             .prop_map(|(k, n)| obj([(k, Value::from(n))])),
         pattern().prop_map(|p| json!({"type": "string", "pattern": p})),
@@ -233,6 +292,8 @@ fn source() -> BoxedStrategy<Value> {
 struct Subject {
     translator: Arc<dyn Translator>,
     grammar: Option<(String, jsonschema::Validator)>,
+    /// The translator's table, for running the whole oracle on a sample of the schemas.
+    table: Option<table::Table>,
 }
 
 fn subjects() -> Vec<Subject> {
@@ -242,11 +303,12 @@ fn subjects() -> Vec<Subject> {
         .into_iter()
         .map(|t| {
             let path = dir.join(format!("{}.yaml", t.name()));
-            let grammar = table::load(&path, project.relative(&path), &dir).ok().and_then(|table| table.grammar).map(|(file, grammar)| {
+            let table = table::load(&path, project.relative(&path), &dir).ok();
+            let grammar = table.as_ref().and_then(|table| table.grammar.clone()).map(|(file, grammar)| {
                 let validator = jsonschema::draft202012::options().build(&grammar).unwrap_or_else(|e| panic!("grammar {} compiles: {e}", file.display()));
                 (file.display().to_string(), validator)
             });
-            Subject { translator: Arc::from(t), grammar }
+            Subject { translator: Arc::from(t), grammar, table }
         })
         .collect()
 }
@@ -325,6 +387,37 @@ fn problem(subject: &Subject, schema: &Value, valid_source: bool, env: &Env) -> 
     None
 }
 
+/// Schemas of the generated stream that also go through the whole oracle (one in this many).
+const ORACLE_SAMPLE: u32 = 10;
+
+/// The whole oracle on `schema` for `subject` (its table, generated witnesses both ways, no
+/// hand-written instances): the verdict, or what went wrong when the oracle itself panicked.
+fn judge(subject: &Subject, schema: &Value, env: &Env) -> Option<Result<Verdict, String>> {
+    let table = subject.table.as_ref()?;
+    let case = Case {
+        id: "fuzz::generated".to_owned(),
+        file: PathBuf::from("fuzz"),
+        line: None,
+        description: "a generated schema".to_owned(),
+        issues: Vec::new(),
+        schema: schema.clone(),
+        instances: Vec::new(),
+        origin: Origin::Own,
+        assert_formats: true,
+    };
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| oracle::check(table, subject.translator.as_ref(), &case, env)));
+    Some(run.map_err(|panic| {
+        let message = panic.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+        format!("the oracle panicked on `{}`: {message}", subject.translator.name())
+    }))
+}
+
+/// The environment the sampled oracle runs under: generated witnesses from a fixed seed, few
+/// enough draws to keep `cargo test` quick.
+fn oracle_env(seed: u64) -> Env {
+    Env { remotes: None, witness: Settings::fixed(Some(seed), 48), name_rows: false }
+}
+
 fn clip(v: &Value) -> String {
     let mut s = v.to_string();
     if s.len() > 4000 {
@@ -356,11 +449,27 @@ fn fuzz(schemas: u32, command: &str) {
     // A hang is reported as drawn: shrinking it would cost a timeout per step.
     let hang: RefCell<Option<(String, Value)>> = RefCell::new(None);
     let tally: RefCell<BTreeMap<&str, (u32, u32)>> = RefCell::new(BTreeMap::new());
+    let judged: RefCell<BTreeMap<&'static str, u32>> = RefCell::new(BTreeMap::new());
+    let drawn = RefCell::new(0u32);
+    let judge_env = oracle_env(seed);
     let result = runner.run(&source(), |schema| {
         if hang.borrow().is_some() {
             return Ok(());
         }
         let valid_source = oracle::compile(&schema, &env, false).is_ok();
+        *drawn.borrow_mut() += 1;
+        if valid_source && drawn.borrow().is_multiple_of(ORACLE_SAMPLE) {
+            // The whole oracle, not only the translation: it may find a deviation the table does
+            // not explain (a generated schema combines what no corpus case does), but it must
+            // answer, and say which.
+            for subject in &subjects {
+                match judge(subject, &schema, &judge_env) {
+                    Some(Err(panicked)) => return Err(TestCaseError::fail(panicked)),
+                    Some(Ok(verdict)) => *judged.borrow_mut().entry(verdict_name(&verdict)).or_default() += 1,
+                    None => {}
+                }
+            }
+        }
         for subject in &subjects {
             let found = problem(subject, &schema, valid_source, &env);
             if let Some(message) = found {
@@ -386,10 +495,60 @@ fn fuzz(schemas: u32, command: &str) {
             for (name, (checked, valid)) in tally.into_inner() {
                 println!("{name}: {checked} schemas translated, {valid} of them valid sources whose projections were checked");
             }
+            println!("the whole oracle on one valid source in {ORACLE_SAMPLE}, for every translator: {:?}", judged.into_inner());
         }
         Err(TestError::Fail(reason, schema)) => panic!("{reason}\nschema (shrunk): {}\n{reproduce}", clip(&schema)),
         Err(TestError::Abort(reason)) => panic!("fuzzing aborted: {reason}"),
     }
+}
+
+fn verdict_name(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Pass(_) => "pass",
+        Verdict::Fail(_) => "fail",
+        Verdict::ExpectedFailure { .. } => "known",
+        Verdict::Skip(_) => "skip",
+    }
+}
+
+/// Tool schemas where `1` meets `1.0` (see [`integral_float_property`]) through the whole oracle
+/// for every built-in translator: each table's verdicts must hold, as they do for the corpus's
+/// `numeric-equality.yaml`. A translator comparing numbers by their JSON text fails here.
+fn fuzz_integral_floats(schemas: u32, command: &str) {
+    let settings = Settings::from_env();
+    if let Some(reason) = &settings.invalid {
+        panic!("{reason}");
+    }
+    let seed = settings.seed.unwrap_or_else(|| witness::case_seed("fuzz-integral-floats"));
+    let subjects = subjects();
+    let env = oracle_env(seed);
+    let config = Config { cases: schemas, max_shrink_iters: 256, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, witness::rng(seed, "fuzz-integral-floats"));
+    let judged: RefCell<BTreeMap<&'static str, u32>> = RefCell::new(BTreeMap::new());
+    let result = runner.run(&integral_float_source(), |schema| {
+        for subject in &subjects {
+            match judge(subject, &schema, &env) {
+                Some(Err(panicked)) => return Err(TestCaseError::fail(panicked)),
+                Some(Ok(Verdict::Fail(failure))) => {
+                    return Err(TestCaseError::fail(format!("`{}` fails the oracle: {}", subject.translator.name(), failure.message)));
+                }
+                Some(Ok(verdict)) => *judged.borrow_mut().entry(verdict_name(&verdict)).or_default() += 1,
+                None => {}
+            }
+        }
+        Ok(())
+    });
+    let reproduce = format!("reproduce: {}={seed:#x} {COUNT_ENV}={schemas} {command}", witness::SEED_ENV);
+    match result {
+        Ok(()) => println!("{schemas} integral-float schemas through the whole oracle, every translator: {:?}", judged.into_inner()),
+        Err(TestError::Fail(reason, schema)) => panic!("{reason}\nschema (shrunk): {}\n{reproduce}", clip(&schema)),
+        Err(TestError::Abort(reason)) => panic!("fuzzing aborted: {reason}"),
+    }
+}
+
+#[test]
+fn integral_floats_keep_every_table_true() {
+    fuzz_integral_floats(count(DEFAULT_INTEGRAL_SCHEMAS), "cargo test --test fuzz integral");
 }
 
 #[test]
@@ -416,7 +575,7 @@ fn a_panicking_translator_is_caught_and_its_schema_shown() {
             Outcome::json_schema(source.clone())
         }
     }
-    let subject = Subject { translator: Arc::new(Fragile), grammar: None };
+    let subject = Subject { translator: Arc::new(Fragile), grammar: None, table: None };
     let env = Env { remotes: None, witness: Settings::fixed(None, 0), name_rows: false };
     let message = problem(&subject, &json!({"type": "object", "properties": {"s": {"maxLength": 3}}}), true, &env).expect("caught");
     assert!(message.contains("`fragile` panicked: fragile translator met maxLength"), "{message}");

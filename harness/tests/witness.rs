@@ -403,3 +403,61 @@ impl Translator for Fixed {
         Outcome::json_schema(self.0.clone())
     }
 }
+
+#[test]
+fn dropped_contains_counts_and_a_cut_dynamic_ref_are_caught() {
+    // Each projection loses one constraint that only a valid draw near its bound shows: the
+    // hand-written instances here say nothing about it.
+    let table = identity_table();
+    let plans: Vec<(&str, Value, Value)> = vec![
+        (
+            "min-contains",
+            json!({"type": "object", "properties": {"tags": {"type": "array", "contains": {"const": "urgent"}, "minContains": 2}}, "required": ["tags"]}),
+            json!({"type": "object", "properties": {"tags": {"type": "array", "contains": {"const": "urgent"}}}, "required": ["tags"]}),
+        ),
+        (
+            "max-contains",
+            json!({"type": "object", "properties": {"tags": {"type": "array", "contains": {"const": "urgent"}, "maxContains": 1}}, "required": ["tags"]}),
+            json!({"type": "object", "properties": {"tags": {"type": "array", "contains": {"const": "urgent"}}}, "required": ["tags"]}),
+        ),
+        (
+            "dynamic-ref",
+            json!({
+                "$id": "urn:t:list", "type": "object", "properties": {"list": {"$ref": "#/$defs/list"}}, "required": ["list"],
+                "$defs": {
+                    "list": {"$dynamicAnchor": "item", "type": "array", "items": {"$dynamicRef": "#item"}},
+                    "strings": {"$id": "urn:t:strings", "$ref": "urn:t:list", "$defs": {"item": {"$dynamicAnchor": "item", "type": "string"}}}
+                },
+                "$comment": "the list's items resolve through $dynamicRef to the list itself: nested arrays"
+            }),
+            json!({"type": "object", "properties": {"list": {"type": "array"}}, "required": ["list"]}),
+        ),
+    ];
+    for (name, source, projected) in plans {
+        let c = case(name, source, &[(json!({"x": 1}), false)]);
+        let verdict = oracle::check(&table, &Fixed(projected), &c, &env(Settings::fixed(None, witness::DEFAULT_DRAWS)));
+        let Verdict::Fail(failure) = verdict else { panic!("{name}: the loss is not caught: {verdict:?}") };
+        assert!(failure.witnesses.iter().any(|w| w.direction == Direction::Widening), "{name}: {failure:?}");
+    }
+}
+
+#[test]
+fn a_projection_whose_valid_instances_are_all_infinite_is_judged_in_bounded_time_and_memory() {
+    // What a strict rewrite makes of an optional recursion: every property required, so each
+    // level holds two arrays of at least two operands each. No finite instance is valid, and a
+    // draw of one used to grow as 4^depth until memory ran out (corpus/refs/recursion.yaml
+    // root-self-reference under openai-agents).
+    let operands = json!({"type": "array", "items": {"$ref": "#"}, "minItems": 2});
+    let source = json!({
+        "type": "object",
+        "properties": {"field": {"type": "string"}, "and": operands, "or": operands},
+        "additionalProperties": false, "minProperties": 1
+    });
+    let mut projected = source.clone();
+    projected["required"] = json!(["field", "and", "or"]);
+    let c = case("infinite", source, &[(json!({"field": "a"}), true), (json!({}), false)]);
+    let verdict = oracle::check(&identity_table(), &Fixed(projected), &c, &env(Settings::fixed(None, witness::DEFAULT_DRAWS)));
+    // The projection rejects every finite instance: a narrowing the identity table does not allow.
+    let Verdict::Fail(failure) = verdict else { panic!("the narrowing is caught: {verdict:?}") };
+    assert!(failure.witnesses.iter().any(|w| w.direction == Direction::Narrowing), "{failure:?}");
+}

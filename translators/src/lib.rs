@@ -15,8 +15,10 @@
 //! - [`graph`]: strongly connected components of reference graphs.
 //! - [`locate`]: the instance locator (which schema nodes apply at an instance location).
 //! - [`root`]: whether a root accepts only objects (where forcing `type: object` is exact).
+//! - `algebra`: the schema primitives the built-in translators share (type set, disjointness).
 //! - [`builtin`]: the reference translators.
 
+pub(crate) mod algebra;
 pub mod builtin;
 pub mod codec;
 pub mod equality;

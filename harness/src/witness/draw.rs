@@ -28,6 +28,11 @@ const SWEPT_ENUM: usize = 8;
 const SOFT_DEPTH: usize = 4;
 /// Past this depth a draw is `null`.
 const HARD_DEPTH: usize = 24;
+/// Past this many schema nodes drawn, the rest of a draw is `null`: a schema whose every valid
+/// instance is infinite (a recursion through required arrays of two or more items, as a strict
+/// rewrite makes of an optional one) would otherwise be drawn to [`HARD_DEPTH`] with a branching
+/// factor of four: 4^24 nodes. The validator rejects the truncated draw, which is what it is.
+const NODE_BUDGET: usize = 20_000;
 /// No drawn array grows beyond the instance-length budget ([`crate::budget::INSTANCE_LENGTH`],
 /// 4096 by default), and no string beyond the string-length budget
 /// ([`crate::budget::STRING_LENGTH`], 262,144): a `minLength: 1000000000` is not met (the
@@ -61,6 +66,8 @@ pub(crate) struct Drawer<'a> {
     /// A draw meant to be valid: only these advance the sweeps through long enums, so that the
     /// valid draws visit consecutive values (a near miss may drop or break what it drew).
     sweeping: bool,
+    /// Schema nodes drawn so far in this draw ([`NODE_BUDGET`]).
+    nodes: usize,
 }
 
 /// What an array draw is forced to do.
@@ -136,19 +143,27 @@ enum Miss {
 
 impl<'a> Drawer<'a> {
     pub(crate) fn new(plan: &'a Plan, rng: &'a mut Dice) -> Self {
-        Self { plan, rng, deep: false, sweeping: false }
+        Self { plan, rng, deep: false, sweeping: false, nodes: 0 }
     }
 
     /// A draw meant to be valid.
     pub(crate) fn valid_root(&mut self) -> Value {
         self.sweeping = true;
+        self.nodes = 0;
         self.valid(self.plan.root, 0)
     }
 
     /// A draw meant to be just invalid.
     pub(crate) fn miss_root(&mut self) -> Value {
         self.deep = self.one_in(3);
+        self.nodes = 0;
         self.miss(self.plan.root, 0)
+    }
+
+    /// Whether this draw may go on into one more node: within [`HARD_DEPTH`] and [`NODE_BUDGET`].
+    fn enter(&mut self, depth: usize) -> bool {
+        self.nodes += 1;
+        depth <= HARD_DEPTH && self.nodes <= NODE_BUDGET
     }
 
     fn one_in(&mut self, n: u32) -> bool {
@@ -156,7 +171,7 @@ impl<'a> Drawer<'a> {
     }
 
     fn valid(&mut self, id: NodeId, depth: usize) -> Value {
-        if depth > HARD_DEPTH {
+        if !self.enter(depth) {
             return Value::Null;
         }
         match self.plan.node(id) {
@@ -193,7 +208,7 @@ impl<'a> Drawer<'a> {
     }
 
     fn miss(&mut self, id: NodeId, depth: usize) -> Value {
-        if depth > HARD_DEPTH {
+        if !self.enter(depth) {
             return Value::Null;
         }
         match self.plan.node(id) {

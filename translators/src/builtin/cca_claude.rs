@@ -17,11 +17,11 @@
 //! - **`type: "null"`** becomes `const: null` (exact).
 //! - **`allOf`** is merged into its node: exact where the keywords combine (bounds tighten,
 //!   `required` lists unite, property schemas merge); where two values cannot be combined the first
-//!   is kept, a widening ([`schema_algebra::merge`]).
+//!   is kept, a widening ([`combine::merge`](crate::algebra::combine::merge)).
 //! - **`anyOf`/`oneOf`** are joined and the join merged into the node: object unions become one
 //!   object with every branch's properties and the `required` all branches share; scalar unions of
 //!   one type keep it; mixed scalar unions lose `type` (any JSON type passes) but never the
-//!   parent's own `type`. All widenings ([`schema_algebra::join`]), never the first member.
+//!   parent's own `type`. All widenings ([`combine::join`](crate::algebra::combine::join)), never the first member.
 //! - **`type` lists** become the one type they reduce to, or are dropped (a widening).
 //! - **`nullable`** is dropped: in draft 2020-12 it is an annotation, so that is exact.
 //!
@@ -39,7 +39,7 @@
 use serde_json::{Map, Value};
 
 use super::object_root::force_object_root;
-use super::schema_algebra::{self as algebra, Types};
+use crate::algebra::combine::{self as algebra, Types};
 use crate::codec::{Codec, NullSite};
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
@@ -298,7 +298,7 @@ impl Normalizer {
         let all_of = map.remove("allOf");
         let any_of = map.remove("anyOf");
         let one_of = map.remove("oneOf");
-        let mut allowed = Types::of_keyword(map.get("type")).filter(|_| map.get("type").is_some_and(Value::is_array));
+        let mut allowed = map.get("type").and_then(Types::of_keyword).filter(|_| map.get("type").is_some_and(Value::is_array));
         for branch in all_of.as_ref().and_then(Value::as_array).into_iter().flatten() {
             map = conjoin(&map, branch);
         }
@@ -308,12 +308,12 @@ impl Normalizer {
                     .iter()
                     .map(|b| match b {
                         Value::Object(m) => algebra::admitted_types(m),
-                        Value::Bool(true) => Types::all(),
-                        _ => Types::empty(),
+                        Value::Bool(true) => Types::ALL,
+                        _ => Types::NONE,
                     })
-                    .reduce(|a, b| a.union(&b));
+                    .reduce(|a, b| a.or(b));
                 allowed = match (allowed, types) {
-                    (Some(a), Some(b)) => Some(a.intersect(&b)),
+                    (Some(a), Some(b)) => Some(a.and(b)),
                     (a, b) => a.or(b),
                 };
                 map = conjoin(&map, &algebra::join(branches));
@@ -405,7 +405,7 @@ fn conjoin(map: &Map<String, Value>, branch: &Value) -> Map<String, Value> {
 /// type it reduces to, dropped when it admits every type or `enum`/`const` already implies it
 /// (exact), dropped otherwise (a widening: the node accepts any type).
 fn settle_type(map: &mut Map<String, Value>) {
-    let Some(types) = Types::of_keyword(map.get("type")) else { return };
+    let Some(types) = map.get("type").and_then(Types::of_keyword) else { return };
     if types.single() == Some("null") {
         map.remove("type");
         match (map.get("const"), map.get("enum").and_then(Value::as_array)) {
@@ -443,7 +443,7 @@ fn name_dropped_types(map: &mut Map<String, Value>, types: &Types) {
     if map.contains_key("type") || types.is_all() || types.is_empty() || map.get("description").is_some_and(|d| !d.is_string()) {
         return;
     }
-    let names: Vec<&str> = types.names().to_vec();
+    let names: Vec<&str> = types.names();
     let listed = match names.as_slice() {
         [one] => (*one).to_owned(),
         [init @ .., last] => format!("{} or {last}", init.join(", ")),

@@ -242,87 +242,8 @@ pub(super) fn whole(x: f64) -> Option<Value> {
     (x.fract() == 0.0 && x.abs() < 9.0e15).then_some(Value::from(x as i64))
 }
 
-/// JSON types as a bit set, for proving `oneOf` branches disjoint. `integer` counts as `number`
-/// (they overlap), so the proof stays conservative.
-fn type_bits(name: &str) -> u8 {
-    match name {
-        "null" => 1,
-        "boolean" => 2,
-        "object" => 4,
-        "array" => 8,
-        "number" | "integer" => 16,
-        "string" => 32,
-        _ => 0,
-    }
-}
-
-fn value_bits(value: &Value) -> u8 {
-    match value {
-        Value::Null => 1,
-        Value::Bool(_) => 2,
-        Value::Object(_) => 4,
-        Value::Array(_) => 8,
-        Value::Number(_) => 16,
-        Value::String(_) => 32,
-    }
-}
-
-/// The JSON types a schema can accept, as far as its own `type`, `const` and `enum` say (63: all).
-fn accepted_types(schema: &Value) -> u8 {
-    match schema {
-        Value::Bool(false) => 0,
-        Value::Object(map) => {
-            let mut bits = 63;
-            match map.get("type") {
-                Some(Value::String(t)) => bits &= type_bits(t),
-                Some(Value::Array(ts)) => bits &= ts.iter().filter_map(Value::as_str).map(type_bits).fold(0, |a, b| a | b),
-                _ => {}
-            }
-            if let Some(c) = map.get("const") {
-                bits &= value_bits(c);
-            }
-            if let Some(Value::Array(values)) = map.get("enum") {
-                bits &= values.iter().map(value_bits).fold(0, |a, b| a | b);
-            }
-            bits
-        }
-        _ => 63,
-    }
-}
-
-/// JSON equality as draft 2020-12 reads it (numbers compare by value: `1 == 1.0`).
-pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
-    crate::equality::json_eq(a, b)
-}
-
-/// The values a branch pins property `name` to, when it requires the property and gives it a
-/// `const` or an `enum`.
-fn discriminator_values<'v>(branch: &'v Value, name: &str) -> Option<Vec<&'v Value>> {
-    let required = branch.get("required")?.as_array()?;
-    if !required.iter().any(|r| r.as_str() == Some(name)) {
-        return None;
-    }
-    let property = branch.get("properties")?.get(name)?;
-    if let Some(c) = property.get("const") {
-        return Some(vec![c]);
-    }
-    property.get("enum")?.as_array().map(|values| values.iter().collect())
-}
-
-/// Whether no instance can match two of `branches`, so that `oneOf` reads the same as `anyOf`:
-/// pairwise disjoint accepted types, or a required property pinned to pairwise disjoint values.
-pub(super) fn provably_disjoint(branches: &[Value]) -> bool {
-    let types: Vec<u8> = branches.iter().map(accepted_types).collect();
-    let pairs = || (0..branches.len()).flat_map(|i| (i + 1..branches.len()).map(move |j| (i, j)));
-    if pairs().all(|(i, j)| types[i] & types[j] == 0) {
-        return true;
-    }
-    let Some(first) = branches.iter().find_map(|b| b.get("required").and_then(Value::as_array)) else { return false };
-    first.iter().filter_map(Value::as_str).any(|name| {
-        let values: Option<Vec<Vec<&Value>>> = branches.iter().map(|b| if b == &Value::Bool(false) { Some(Vec::new()) } else { discriminator_values(b, name) }).collect();
-        values.is_some_and(|values| pairs().all(|(i, j)| values[i].iter().all(|a| values[j].iter().all(|b| !json_equal(a, b)))))
-    })
-}
+/// The one `oneOf` disjointness prover, on branches as written (gemini-proto uses it too).
+pub(super) use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 
 /// Whether `name` is listed in the node's `required`.
 fn is_required(node: &Map<String, Value>, name: &str) -> bool {
@@ -799,8 +720,11 @@ mod tests {
     fn disjointness_needs_a_proof() {
         assert!(provably_disjoint(&[json!({"type": "string"}), json!({"type": "integer"})]));
         assert!(!provably_disjoint(&[json!({"type": "number"}), json!({"type": "integer"})]));
-        let tagged = |t: &str| json!({"properties": {"k": {"const": t}}, "required": ["k"]});
+        let tagged = |t: &str| json!({"type": "object", "properties": {"k": {"const": t}}, "required": ["k"]});
         assert!(provably_disjoint(&[tagged("a"), tagged("b")]));
         assert!(!provably_disjoint(&[tagged("a"), tagged("a")]));
+        // Without `type: object` a string matches both branches (`required` only binds objects).
+        let untyped = |t: &str| json!({"properties": {"k": {"const": t}}, "required": ["k"]});
+        assert!(!provably_disjoint(&[untyped("a"), untyped("b")]));
     }
 }

@@ -11,7 +11,6 @@ mod object_root;
 mod openai_common;
 mod openai_responses;
 mod openai_strict;
-mod schema_algebra;
 
 pub use anthropic::Anthropic;
 pub use cca_claude::CcaClaude;

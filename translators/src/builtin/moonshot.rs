@@ -41,7 +41,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::object_root::force_object_root;
-use super::schema_algebra::{Types, admitted_types, domain};
+use crate::algebra::combine::{Types, admitted_types, domain};
+use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
 use crate::walk::percent_decode;
@@ -522,8 +523,8 @@ impl Normalizer {
             }
             match key.as_str() {
                 "type" => {
-                    let (Some(x), Some(y)) = (Types::of_keyword(Some(&ours)), Types::of_keyword(Some(theirs))) else { continue };
-                    let both = x.intersect(&y);
+                    let (Some(x), Some(y)) = (Types::of_keyword(&ours), Types::of_keyword(theirs)) else { continue };
+                    let both = x.and(y);
                     if both.is_empty() {
                         return Vec::new();
                     }
@@ -538,7 +539,7 @@ impl Normalizer {
                     out.insert("enum".to_owned(), Value::Array(common));
                 }
                 "required" => {
-                    out.insert("required".to_owned(), super::schema_algebra::union_required(&ours, theirs));
+                    out.insert("required".to_owned(), crate::algebra::combine::union_required(&ours, theirs));
                 }
                 "allOf" => {
                     let mut all = ours.as_array().cloned().unwrap_or_default();
@@ -705,11 +706,11 @@ fn chunk(alts: Vec<Alt>) -> Vec<Value> {
 /// `allOf`, under one typed branch per type it admits.
 fn opaque(rest: &Map<String, Value>) -> Vec<Alt> {
     let types = admitted_types(rest);
-    let names: Vec<&str> = ALL_TYPES.iter().copied().filter(|t| types.admits(t) || (*t == "number" && types.admits("integer"))).collect();
+    let names: Vec<&str> = ALL_TYPES.iter().copied().filter(|t| types.named_admits(t) || (*t == "number" && types.named_admits("integer"))).collect();
     names
         .into_iter()
         .map(|t| {
-            let t = if t == "number" && !types.admits("number") { "integer" } else { t };
+            let t = if t == "number" && !types.named_admits("number") { "integer" } else { t };
             Map::from_iter([("type".to_owned(), Value::from(t)), ("allOf".to_owned(), Value::Array(vec![Value::Object(rest.clone())]))])
         })
         .collect()
@@ -725,8 +726,8 @@ fn finish(alt: Alt, settle_required: bool) -> Vec<Alt> {
     let types = types_within(&alt, 0);
     let mut out = Vec::new();
     for t in ALL_TYPES {
-        let name = if t == "number" && !types.admits("number") && types.admits("integer") { "integer" } else { t };
-        if !types.admits(name) {
+        let name = if t == "number" && !types.named_admits("number") && types.named_admits("integer") { "integer" } else { t };
+        if !types.named_admits(name) {
             continue;
         }
         if let Some(typed) = typed(&alt, name, settle_required) {
@@ -745,43 +746,19 @@ fn types_within(schema: &Map<String, Value>, depth: usize) -> Types {
     }
     let of = |s: &Value| match s {
         Value::Object(m) => types_within(m, depth + 1),
-        Value::Bool(true) => Types::all(),
-        _ => Types::empty(),
+        Value::Bool(true) => Types::ALL,
+        _ => Types::NONE,
     };
     for branch in schema.get("allOf").and_then(Value::as_array).into_iter().flatten() {
-        types = types.intersect(&of(branch));
+        types = types.and(of(branch));
     }
     if let Some(branches) = schema.get("oneOf").and_then(Value::as_array) {
-        let union = branches.iter().map(of).reduce(|a, b| a.union(&b));
+        let union = branches.iter().map(of).reduce(|a, b| a.or(b));
         if let Some(union) = union {
-            types = types.intersect(&union);
+            types = types.and(union);
         }
     }
     types
-}
-
-/// Whether object branches are told apart by a required property whose `const`/`enum` values no
-/// two branches share: then at most one branch can match, and `oneOf` is `anyOf`.
-fn provably_disjoint(branches: &[Value]) -> bool {
-    let Some(maps) = branches.iter().map(Value::as_object).collect::<Option<Vec<_>>>() else { return false };
-    if maps.len() < 2 {
-        return maps.len() == 1;
-    }
-    if !maps.iter().all(|m| m.get("type") == Some(&Value::from("object"))) {
-        return false;
-    }
-    let candidates = maps[0].get("required").and_then(Value::as_array).cloned().unwrap_or_default();
-    candidates.iter().filter_map(Value::as_str).any(|key| {
-        let mut seen: Vec<Value> = Vec::new();
-        maps.iter().all(|m| {
-            let required = m.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == key));
-            let Some(tag) = m.get("properties").and_then(|p| p.get(key)).and_then(Value::as_object) else { return false };
-            let Some(values) = super::schema_algebra::enum_values(tag) else { return false };
-            let fresh = values.iter().all(|v| !crate::equality::contains(&seen, v));
-            seen.extend(values);
-            required && fresh
-        })
-    })
 }
 
 fn typed(alt: &Alt, t: &'static str, settle_required: bool) -> Option<Alt> {
@@ -798,7 +775,7 @@ fn typed(alt: &Alt, t: &'static str, settle_required: bool) -> Option<Alt> {
         }
         out.insert(k.clone(), v.clone());
     }
-    let matches = |v: &Value| Types::of_value(v) == t || (t == "number" && Types::of_value(v) == "integer");
+    let matches = |v: &Value| Types::named(t).is_some_and(|ty| ty.admits(v));
     if let Some(values) = out.get("enum").and_then(Value::as_array) {
         let kept: Vec<Value> = values.iter().filter(|v| matches(v)).cloned().collect();
         if kept.is_empty() {

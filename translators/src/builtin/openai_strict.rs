@@ -43,6 +43,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{Map, Value, json};
 
+use crate::algebra::numbers::{least_common_multiple, pick_bound};
+use crate::algebra::patterns::combine_patterns;
 use super::openai_common::{Resolver, Types, json_eq, pointer_tokens, provably_disjoint, value_set};
 use crate::codec::{Codec, NullSite};
 use crate::form::Form;
@@ -834,19 +836,6 @@ fn spill(from: &Map<String, Value>, spills: &mut Vec<(String, Value)>, keys: &[&
     }
 }
 
-/// Keep the tighter of two bounds: the larger lower bound, the smaller upper bound.
-fn pick_bound(a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Map<String, Value>, key: &str, lower: bool) {
-    let chosen = match (a.get(key), b.get(key)) {
-        (Some(x), Some(y)) => {
-            let (fx, fy) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
-            if (lower && fy > fx) || (!lower && fy < fx) { y } else { x }
-        }
-        (Some(v), None) | (None, Some(v)) => v,
-        (None, None) => return,
-    };
-    out.insert(key.to_owned(), chosen.clone());
-}
-
 /// The exact schema of one `enum`/`const` value: a closed object of exact properties, or an array
 /// of fixed length whose items are all that one value. An array of differing items has no exact
 /// schema without `prefixItems`; it becomes `false` (left out: a narrowing the table names).
@@ -1097,100 +1086,6 @@ fn check_limits(projection: &Value) -> Result<(), Refusal> {
         ));
     }
     Ok(())
-}
-
-/// Two patterns as one: both must match somewhere in the string, which lookaheads anchored at the
-/// start say exactly. Backreferences and named groups would be renumbered or clash; refused.
-fn combine_patterns(a: &str, b: &str) -> Option<String> {
-    if a == b {
-        return Some(a.to_owned());
-    }
-    if has_group_references(a) || has_group_references(b) {
-        return None;
-    }
-    Some(format!("^(?=[\\s\\S]*?(?:{a}))(?=[\\s\\S]*?(?:{b}))"))
-}
-
-fn has_group_references(pattern: &str) -> bool {
-    let bytes = pattern.as_bytes();
-    let mut in_class = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => {
-                if !in_class && bytes.get(i + 1).is_some_and(|n| (b'1'..=b'9').contains(n) || *n == b'k') {
-                    return true;
-                }
-                i += 2;
-                continue;
-            }
-            b'[' => in_class = true,
-            b']' => in_class = false,
-            b'(' if !in_class => {
-                let rest = &pattern[i..];
-                if rest.starts_with("(?<") && !rest.starts_with("(?<=") && !rest.starts_with("(?<!") {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
-/// The least common multiple of two positive `multipleOf` values, computed exactly on their
-/// decimal expansions; `None` when it does not fit.
-fn least_common_multiple(a: &Value, b: &Value) -> Option<Value> {
-    if json_eq(a, b) {
-        return Some(a.clone());
-    }
-    let (pa, qa) = rational(a)?;
-    let (pb, qb) = rational(b)?;
-    let numerator = pa.checked_div(gcd(pa, pb))?.checked_mul(pb)?;
-    let denominator = gcd(qa, qb);
-    if denominator == 1 {
-        return u64::try_from(numerator).ok().map(Value::from);
-    }
-    // The denominator divides a power of ten, so the quotient is a finite decimal.
-    let mut scale = 1u128;
-    let mut digits = 0usize;
-    while !scale.is_multiple_of(denominator) {
-        scale = scale.checked_mul(10)?;
-        digits += 1;
-    }
-    let scaled = numerator.checked_mul(scale / denominator)?.to_string();
-    let padded = format!("{scaled:0>width$}", width = digits + 1);
-    let (int, frac) = padded.split_at(padded.len() - digits);
-    format!("{int}.{frac}").parse::<f64>().ok().and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
-}
-
-/// A positive number as a reduced fraction of its shortest decimal spelling.
-fn rational(value: &Value) -> Option<(u128, u128)> {
-    let number = value.as_number()?;
-    if let Some(n) = number.as_u64() {
-        return (n > 0).then_some((u128::from(n), 1));
-    }
-    let f = number.as_f64()?;
-    if !(f.is_finite() && f > 0.0) {
-        return None;
-    }
-    let text = f.to_string();
-    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
-    let mut denominator = 1u128;
-    for _ in 0..frac.len() {
-        denominator = denominator.checked_mul(10)?;
-    }
-    let numerator: u128 = format!("{int}{frac}").trim_start_matches('0').parse().ok()?;
-    let g = gcd(numerator, denominator);
-    Some((numerator / g, denominator / g))
-}
-
-fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 #[cfg(test)]

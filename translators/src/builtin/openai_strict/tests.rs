@@ -159,23 +159,6 @@ fn reference_siblings_merge_exactly() {
 }
 
 #[test]
-fn least_common_multiples_are_exact() {
-    assert_eq!(least_common_multiple(&json!(4), &json!(6)), Some(json!(12)));
-    assert_eq!(least_common_multiple(&json!(0.5), &json!(0.3)), Some(json!(1.5)));
-    assert_eq!(least_common_multiple(&json!(0.01), &json!(2)), Some(json!(2)));
-    assert_eq!(least_common_multiple(&json!(1e300), &json!(3e-300)), None);
-}
-
-#[test]
-fn patterns_combine_unless_groups_are_referenced() {
-    assert_eq!(combine_patterns("a", "a").as_deref(), Some("a"));
-    assert_eq!(combine_patterns("^a", "b$").as_deref(), Some("^(?=[\\s\\S]*?(?:^a))(?=[\\s\\S]*?(?:b$))"));
-    assert_eq!(combine_patterns("(a)\\1", "b"), None);
-    assert_eq!(combine_patterns("(?<x>a)", "b"), None);
-    assert!(combine_patterns("[\\1]", "(?<=a)b").is_some(), "a class escape and a lookbehind are no group references");
-}
-
-#[test]
 fn composite_values_become_exact_schemas() {
     let p = project_ok(&json!({"type": "object", "properties": {"v": {"enum": [{"a": [1, 1]}, [], "s", [1, "x"]]}}, "required": ["v"]}));
     assert_eq!(

@@ -1,5 +1,12 @@
-//! Conjunction and union of combinator-free schemas, for translators whose target has no
-//! combinators (`cca-claude`).
+//! Conjunction and union of combinator-free schemas that widen where they cannot combine, for
+//! translators whose target has no combinators (`cca-claude`; `moonshot` takes its type and
+//! `required` helpers). Moved here from `builtin/schema_algebra.rs`: it is general algebra, not a
+//! provider's policy.
+//!
+//! Not yet the residue-returning `conj`/`join` issue 15 asks for: the residue (the second value of
+//! a keyword it cannot combine) is dropped here, the first kept, which is cca-claude's policy baked
+//! in. openai-strict (refuse), moonshot (leftover `allOf`) and gemini-proto (spill into the
+//! description) still keep their own engines.
 //!
 //! Two operations, each with a guaranteed direction so that the table row using it can name one:
 //!
@@ -20,124 +27,12 @@
 
 use serde_json::{Map, Value};
 
-/// The six JSON types, with `integer` as a subset of `number`.
-const ALL_TYPES: [&str; 6] = ["null", "boolean", "object", "array", "number", "string"];
-
-/// A set of JSON types. `integer` is kept only when `number` is absent (it is a subset).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Types(Vec<&'static str>);
-
-impl Types {
-    pub(super) fn all() -> Self {
-        Self(ALL_TYPES.to_vec())
-    }
-
-    pub(super) fn empty() -> Self {
-        Self(Vec::new())
-    }
-
-    /// The types a `type` keyword admits; `None` when it is absent or malformed (any type).
-    pub(super) fn of_keyword(value: Option<&Value>) -> Option<Self> {
-        let names: Vec<&str> = match value? {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
-            _ => return None,
-        };
-        let mut out = Self::empty();
-        for name in names {
-            if let Some(known) = ["null", "boolean", "object", "array", "number", "string", "integer"].into_iter().find(|t| *t == name) {
-                out.insert(known);
-            }
-        }
-        Some(out)
-    }
-
-    /// The type of one JSON value (`integer` for integral numbers).
-    pub(super) fn of_value(value: &Value) -> &'static str {
-        match value {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Object(_) => "object",
-            Value::Array(_) => "array",
-            Value::String(_) => "string",
-            Value::Number(n) => {
-                if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) { "integer" } else { "number" }
-            }
-        }
-    }
-
-    fn insert(&mut self, name: &'static str) {
-        if name == "integer" && self.0.contains(&"number") {
-            return;
-        }
-        if name == "number" {
-            self.0.retain(|t| *t != "integer");
-        }
-        if !self.0.contains(&name) {
-            self.0.push(name);
-        }
-    }
-
-    pub(super) fn union(&self, other: &Self) -> Self {
-        let mut out = self.clone();
-        for t in &other.0 {
-            out.insert(t);
-        }
-        out
-    }
-
-    pub(super) fn intersect(&self, other: &Self) -> Self {
-        let mut out = Self::empty();
-        for t in &self.0 {
-            for u in &other.0 {
-                let common = match (*t, *u) {
-                    (a, b) if a == b => Some(a),
-                    ("integer", "number") | ("number", "integer") => Some("integer"),
-                    _ => None,
-                };
-                if let Some(c) = common {
-                    out.insert(c);
-                }
-            }
-        }
-        out
-    }
-
-    /// Whether an instance of JSON type `name` (`integer` counts as a number) is admitted.
-    pub(super) fn admits(&self, name: &str) -> bool {
-        self.0.iter().any(|t| *t == name || (*t == "number" && name == "integer"))
-    }
-
-    /// Whether some type of `domain` is admitted (a keyword whose domain is `number` applies to
-    /// integers as well).
-    fn meets(&self, domain: &str) -> bool {
-        self.0.iter().any(|t| *t == domain || (domain == "number" && *t == "integer"))
-    }
-
-    pub(super) fn is_all(&self) -> bool {
-        ALL_TYPES.iter().all(|t| self.admits(t))
-    }
-
-    pub(super) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub(super) fn names(&self) -> &[&'static str] {
-        &self.0
-    }
-
-    /// The `type` value naming exactly these types, when one name does.
-    pub(super) fn single(&self) -> Option<&'static str> {
-        match self.0.as_slice() {
-            [one] => Some(one),
-            _ => None,
-        }
-    }
-}
+/// The one type set ([`crate::algebra::types`]), read here by type names.
+pub(crate) use crate::algebra::types::Types;
 
 /// The JSON type a keyword constrains (it is vacuous on other types), or `None` for keywords that
 /// apply to every type.
-pub(super) fn domain(keyword: &str) -> Option<&'static str> {
+pub(crate) fn domain(keyword: &str) -> Option<&'static str> {
     Some(match keyword {
         "minLength" | "maxLength" | "pattern" | "format" | "contentEncoding" | "contentMediaType" | "contentSchema" => "string",
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
@@ -153,25 +48,19 @@ const LOWER_BOUNDS: [&str; 6] = ["minimum", "exclusiveMinimum", "minLength", "mi
 const UPPER_BOUNDS: [&str; 6] = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"];
 
 /// The types a schema admits, from `type`, `enum` and `const` (any type when none says).
-pub(super) fn admitted_types(schema: &Map<String, Value>) -> Types {
-    let mut types = Types::of_keyword(schema.get("type")).unwrap_or_else(Types::all);
+pub(crate) fn admitted_types(schema: &Map<String, Value>) -> Types {
+    let mut types = schema.get("type").and_then(Types::of_keyword).unwrap_or(Types::ALL);
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        let mut of_values = Types::empty();
-        for v in values {
-            of_values.insert(Types::of_value(v));
-        }
-        types = types.intersect(&of_values);
+        types = types.and(values.iter().fold(Types::NONE, |acc, v| acc.or(Types::of_value(v))));
     }
     if let Some(c) = schema.get("const") {
-        let mut of_const = Types::empty();
-        of_const.insert(Types::of_value(c));
-        types = types.intersect(&of_const);
+        types = types.and(Types::of_value(c));
     }
     types
 }
 
 /// Whether a schema was marked unsatisfiable (`not: {}` or `not: true`).
-pub(super) fn is_unsatisfiable(schema: &Map<String, Value>) -> bool {
+pub(crate) fn is_unsatisfiable(schema: &Map<String, Value>) -> bool {
     matches!(schema.get("not"), Some(Value::Bool(true))) || schema.get("not").and_then(Value::as_object).is_some_and(Map::is_empty)
 }
 
@@ -182,7 +71,7 @@ fn mark_unsatisfiable(schema: &mut Map<String, Value>) {
 // ---- conjunction ---------------------------------------------------------------------------
 
 /// `a ∧ b` for two schemas (booleans included), at least as wide as the conjunction.
-pub(super) fn merge_schemas(a: &Value, b: &Value) -> Value {
+pub(crate) fn merge_schemas(a: &Value, b: &Value) -> Value {
     match (a, b) {
         (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Bool(false),
         (Value::Bool(true), other) | (other, Value::Bool(true)) => other.clone(),
@@ -192,7 +81,7 @@ pub(super) fn merge_schemas(a: &Value, b: &Value) -> Value {
 }
 
 /// Merge schema `b` into schema `a` (conjunction); see the module documentation.
-pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<String, Value> {
     let mut out = a.clone();
     let mut unsatisfiable = is_unsatisfiable(b);
     for (key, theirs) in b {
@@ -213,8 +102,8 @@ pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<Strin
         }
         match key {
             "type" => {
-                let (Some(x), Some(y)) = (Types::of_keyword(Some(&ours)), Types::of_keyword(Some(theirs))) else { continue };
-                let both = x.intersect(&y);
+                let (Some(x), Some(y)) = (Types::of_keyword(&ours), Types::of_keyword(theirs)) else { continue };
+                let both = x.and(y);
                 if both.is_empty() {
                     unsatisfiable = true;
                 } else {
@@ -257,10 +146,11 @@ pub(super) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<Strin
                 out.insert(key.to_owned(), Value::Bool(ours == Value::Bool(true) || theirs == &Value::Bool(true)));
             }
             "multipleOf" => {
-                if let (Some(x), Some(y)) = (ours.as_u64(), theirs.as_u64())
-                    && let Some(l) = lcm(x, y)
+                // Integers (`2.0` is one) combine exactly; other pairs keep the first (a widening).
+                if [&ours, theirs].iter().all(|v| v.as_number().is_some_and(super::types::is_integral))
+                    && let Some(l) = super::numbers::least_common_multiple(&ours, theirs)
                 {
-                    out.insert(key.to_owned(), Value::from(l));
+                    out.insert(key.to_owned(), l);
                 }
             }
             k if LOWER_BOUNDS.contains(&k) && number(theirs) > number(&ours) => {
@@ -392,7 +282,7 @@ fn merge_arrays(out: &mut Map<String, Value>, a: &Map<String, Value>, b: &Map<St
 // ---- union ---------------------------------------------------------------------------------
 
 /// A schema accepting at least what any of `branches` accepts; see the module documentation.
-pub(super) fn join(branches: &[Value]) -> Value {
+pub(crate) fn join(branches: &[Value]) -> Value {
     let mut live = Vec::new();
     for branch in branches {
         match branch {
@@ -409,7 +299,7 @@ pub(super) fn join(branches: &[Value]) -> Value {
     }
     let types: Vec<Types> = live.iter().map(|b| admitted_types(b)).collect();
     let mut out = Map::new();
-    let all = types.iter().fold(Types::empty(), |acc, t| acc.union(t));
+    let all = types.iter().fold(Types::NONE, |acc, t| acc.or(*t));
     if !all.is_all() && let Some(one) = all.single() {
         out.insert("type".to_owned(), Value::from(one));
     }
@@ -417,7 +307,7 @@ pub(super) fn join(branches: &[Value]) -> Value {
         let mut values: Vec<Value> = Vec::new();
         for b in &live {
             for v in enum_values(b).unwrap_or_default() {
-                if !values.contains(&v) {
+                if !crate::algebra::contains(&values, &v) {
                     values.push(v);
                 }
             }
@@ -565,7 +455,7 @@ fn is_accept_all(schema: &Value) -> bool {
 }
 
 /// Both `required` lists as one, without repeats, in first-seen order: the conjunction of the two.
-pub(super) fn union_required(ours: &Value, theirs: &Value) -> Value {
+pub(crate) fn union_required(ours: &Value, theirs: &Value) -> Value {
     let mut names = ours.as_array().cloned().unwrap_or_default();
     for n in theirs.as_array().into_iter().flatten() {
         if !names.contains(n) {
@@ -575,34 +465,17 @@ pub(super) fn union_required(ours: &Value, theirs: &Value) -> Value {
     Value::Array(names)
 }
 
-/// The values an `enum` or `const` allows, when one of them is present.
-pub(super) fn enum_values(schema: &Map<String, Value>) -> Option<Vec<Value>> {
-    match (schema.get("enum").and_then(Value::as_array), schema.get("const")) {
-        (Some(values), Some(c)) => Some(values.iter().filter(|v| *v == c).cloned().collect()),
-        (Some(values), None) => Some(values.clone()),
-        (None, Some(c)) => Some(vec![c.clone()]),
-        (None, None) => None,
-    }
-}
+/// The values an `enum` or `const` allows, when one of them is present (compared by value: the
+/// one value set of [`crate::algebra::types::value_set`]).
+pub(crate) use crate::algebra::types::value_set as enum_values;
 
 /// The `type` value for a set of types: one name, or the list.
-pub(super) fn types_value(types: &Types) -> Value {
+pub(crate) fn types_value(types: &Types) -> Value {
     types.single().map_or_else(|| Value::Array(types.names().iter().map(|t| Value::from(*t)).collect()), Value::from)
 }
 
 fn number(value: &Value) -> f64 {
     value.as_f64().unwrap_or(f64::NAN)
-}
-
-fn lcm(x: u64, y: u64) -> Option<u64> {
-    if x == 0 || y == 0 {
-        return None;
-    }
-    let (mut a, mut b) = (x, y);
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    (x / a).checked_mul(y)
 }
 
 #[cfg(test)]

@@ -1,0 +1,23 @@
+//! The schema algebra the built-in translators share, one module per concern, so that no
+//! translator keeps its own copy of a primitive with its own semantics.
+//!
+//! - [`types`]: the one JSON type set (`integer` and the fractions as separate bits) and the value
+//!   set a node's `const`/`enum` pins it to.
+//! - equality: [`crate::equality`] (`1` equals `1.0`), re-exported here as [`json_eq`]
+//!   and [`contains`].
+//! - [`disjoint`]: the one `oneOf` disjointness prover.
+//! - [`combine`]: conjunction (`merge`) and union (`join`) of combinator-free schemas, each a
+//!   stated widening where keywords do not combine (cca-claude's engine).
+//! - [`numbers`]: exact `multipleOf` arithmetic (openai-strict's, now cca-claude's too) and bounds.
+//! - [`patterns`]: the conjunction of two `pattern`s (lookaheads).
+//!
+//! What each translator *does* with a `oneOf` it cannot prove disjoint (write `anyOf` and declare
+//! a widening, keep `oneOf`, add a note) is its policy and stays in its own file.
+
+pub(crate) mod combine;
+pub(crate) mod disjoint;
+pub(crate) mod numbers;
+pub(crate) mod patterns;
+pub(crate) mod types;
+
+pub(crate) use crate::equality::{contains, json_eq};

@@ -1,0 +1,90 @@
+//! Exact arithmetic on JSON numbers for combining numeric keywords: the least common multiple of
+//! two `multipleOf` values, computed on their shortest decimal spellings (so `0.5` and `0.3` give
+//! `1.5`, and `2.0` is the integer `2`). One copy for every engine that conjoins `multipleOf`.
+//! Also the tighter of two bounds, as openai-strict's merge engine picks it.
+
+use serde_json::{Map, Value};
+
+use super::json_eq;
+
+/// The least common multiple of two positive `multipleOf` values, computed exactly on their
+/// decimal expansions; `None` when it does not fit.
+pub(crate) fn least_common_multiple(a: &Value, b: &Value) -> Option<Value> {
+    if json_eq(a, b) {
+        return Some(a.clone());
+    }
+    let (pa, qa) = rational(a)?;
+    let (pb, qb) = rational(b)?;
+    let numerator = pa.checked_div(gcd(pa, pb))?.checked_mul(pb)?;
+    let denominator = gcd(qa, qb);
+    if denominator == 1 {
+        return u64::try_from(numerator).ok().map(Value::from);
+    }
+    // The denominator divides a power of ten, so the quotient is a finite decimal.
+    let mut scale = 1u128;
+    let mut digits = 0usize;
+    while !scale.is_multiple_of(denominator) {
+        scale = scale.checked_mul(10)?;
+        digits += 1;
+    }
+    let scaled = numerator.checked_mul(scale / denominator)?.to_string();
+    let padded = format!("{scaled:0>width$}", width = digits + 1);
+    let (int, frac) = padded.split_at(padded.len() - digits);
+    format!("{int}.{frac}").parse::<f64>().ok().and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
+}
+
+/// A positive number as a reduced fraction of its shortest decimal spelling.
+fn rational(value: &Value) -> Option<(u128, u128)> {
+    let number = value.as_number()?;
+    if let Some(n) = number.as_u64() {
+        return (n > 0).then_some((u128::from(n), 1));
+    }
+    let f = number.as_f64()?;
+    if !(f.is_finite() && f > 0.0) {
+        return None;
+    }
+    let text = f.to_string();
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let mut denominator = 1u128;
+    for _ in 0..frac.len() {
+        denominator = denominator.checked_mul(10)?;
+    }
+    let numerator: u128 = format!("{int}{frac}").trim_start_matches('0').parse().ok()?;
+    let g = gcd(numerator, denominator);
+    Some((numerator / g, denominator / g))
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Keep the tighter of two bounds: the larger lower bound, the smaller upper bound.
+pub(crate) fn pick_bound(a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Map<String, Value>, key: &str, lower: bool) {
+    let chosen = match (a.get(key), b.get(key)) {
+        (Some(x), Some(y)) => {
+            let (fx, fy) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            if (lower && fy > fx) || (!lower && fy < fx) { y } else { x }
+        }
+        (Some(v), None) | (None, Some(v)) => v,
+        (None, None) => return,
+    };
+    out.insert(key.to_owned(), chosen.clone());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::least_common_multiple;
+    use serde_json::json;
+
+    #[test]
+    fn least_common_multiples_are_exact() {
+        assert_eq!(least_common_multiple(&json!(4), &json!(6)), Some(json!(12)));
+        assert_eq!(least_common_multiple(&json!(0.5), &json!(0.3)), Some(json!(1.5)));
+        assert_eq!(least_common_multiple(&json!(0.01), &json!(2)), Some(json!(2)));
+        assert_eq!(least_common_multiple(&json!(2.0), &json!(3)), Some(json!(6)));
+        assert_eq!(least_common_multiple(&json!(1e300), &json!(3e-300)), None);
+    }
+}
