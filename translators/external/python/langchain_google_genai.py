@@ -13,9 +13,15 @@ import copy
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 
 from sf_adapter import serve  # noqa: E402
+
+# This file is named like the package it wraps: with its directory on sys.path (Python puts the
+# script's directory first), `import langchain_google_genai` would import this file again instead
+# of the package. sf_adapter is imported; take the directory off the path before the package.
+sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != HERE]
 
 PACKAGE = "langchain-google-genai"
 
