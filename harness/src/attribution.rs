@@ -227,7 +227,11 @@ fn edits(root: &Value, occ: &Occurrence<'_>, becomes: Becomes, direction: Direct
 /// narrows (an any-value definition, a bounded union of types) narrows there too, with no
 /// occurrence to carry it. Those implicit positions are tightened like the written ones: an object
 /// node gets `additionalProperties: false`, an array node `items: false` where they had none.
-fn implicit_true_positions(root: &Value, out: &mut Vec<Edit>) {
+///
+/// Under a `known_violation` on the `true` row (a bound as `rewritten`: anything narrower), an
+/// empty schema `{}`, which holds no occurrence either, may become anything too: it is tightened to
+/// `false` (litellm sends `{}` as `{type: object}`, BerriAI/litellm#22391).
+fn implicit_true_positions(root: &Value, out: &mut Vec<Edit>, empty_to_false: bool) {
     // Every schema node, empty ones (`{}`, which hold no occurrence) included.
     let mut stack = vec![(root, String::new(), 0usize)];
     while let Some((node, pointer, depth)) = stack.pop() {
@@ -239,6 +243,10 @@ fn implicit_true_positions(root: &Value, out: &mut Vec<Edit>) {
         }
         let Some(map) = node.as_object() else { continue };
         if analyse(root, &pointer).anchor.is_some() {
+            continue;
+        }
+        if empty_to_false && map.is_empty() && !pointer.is_empty() {
+            out.push(Edit::Replace { node: pointer.clone(), value: Value::Bool(false) });
             continue;
         }
         for keyword in ["additionalProperties", "items"] {
@@ -521,8 +529,13 @@ impl<'a> Bounds<'a> {
                 Basis::Marked(r) => approximated || (marked && *r == row.id.to_string()),
                 Basis::AllMarked => approximated || marked,
             };
+            let marked_here = match basis {
+                Basis::Marked(r) => marked && *r == row.id.to_string(),
+                Basis::AllMarked => marked,
+                _ => false,
+            };
             if applies {
-                implicit_true_positions(self.source, &mut out);
+                implicit_true_positions(self.source, &mut out, marked_here);
             }
         }
         apply(self.source, out)

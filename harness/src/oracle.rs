@@ -745,8 +745,10 @@ fn differential(
         for w in &marked {
             if let Attribution::Marked(rows) = &w.attribution {
                 for id in rows {
-                    if let Some((_, row)) = ctx.rows.iter().find(|(_, r)| r.id.to_string() == *id) {
-                        by_direction.push((*row, w.direction));
+                    // The implicit `true` row (an absent `items`, an empty schema) is no occurrence.
+                    let row = ctx.rows.iter().map(|(_, r)| *r).chain(implicit_true).find(|r| r.id.to_string() == *id);
+                    if let Some(row) = row {
+                        by_direction.push((row, w.direction));
                     }
                 }
             }

@@ -461,3 +461,30 @@ fn a_projection_whose_valid_instances_are_all_infinite_is_judged_in_bounded_time
     let Verdict::Fail(failure) = verdict else { panic!("the narrowing is caught: {verdict:?}") };
     assert!(failure.witnesses.iter().any(|w| w.direction == Direction::Narrowing), "{failure:?}");
 }
+
+#[test]
+fn an_empty_schema_sent_as_an_object_is_covered_only_by_a_narrowing_mark_on_true() {
+    // litellm sends `{}` (any value) as `{type: object}`: a narrowing with no occurrence to carry
+    // it. A narrowing mark on the `true` row (an empty schema is `true`) bounds it; nothing else does.
+    let source = json!({"type": "object", "properties": {"value": {}, "n": {"type": "integer"}}, "required": ["value"]});
+    let mut projected = source.clone();
+    projected["properties"]["value"] = json!({"type": "object"});
+    let c = case("any-value", source, &[(json!({"value": {}}), true), (json!({}), false)]);
+    let settings = || env(Settings::fixed(None, witness::DEFAULT_DRAWS));
+    let verdict = oracle::check(&identity_table(), &Fixed(projected.clone()), &c, &settings());
+    assert!(matches!(&verdict, Verdict::Fail(f) if f.witnesses.iter().any(|w| w.direction == Direction::Narrowing)), "{verdict:?}");
+
+    let project = Project::at(trials::workspace_root());
+    let text = std::fs::read_to_string(project.dispositions_dir().join("identity.yaml")).expect("identity");
+    let marked = text.replacen(
+        "  \"true\": { disposition: preserved }",
+        "  \"true\": { disposition: preserved, known_violation: { issue: \"BerriAI/litellm#22391\", direction: narrowing, witness: 'x' } }",
+        1,
+    );
+    let (table, errors) = table::parse(&marked, std::path::Path::new("identity.yaml"), &project.dispositions_dir());
+    assert!(errors.is_empty(), "{errors:?}");
+    match oracle::check(&table.expect("parses"), &Fixed(projected), &c, &settings()) {
+        Verdict::ExpectedFailure { known, .. } => assert!(known.iter().any(|k| k.contains("`true`") || k.contains("true")), "{known:?}"),
+        other => panic!("the mark on true covers the narrowed empty schema: {other:?}"),
+    }
+}
