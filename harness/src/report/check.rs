@@ -476,8 +476,13 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
         }
         Verdict::ExpectedFailure { failure, .. } => {
             out.verdict = CheckVerdict::KnownViolation;
-            out.summary = "the translator breaks its table here in a way the table already admits (a known violation)".to_owned();
-            out.rows = uses(&|r: &Row| !r.marks.is_empty());
+            if let Some(Outcome::Crashed(crash)) = &judged.outcome {
+                out.summary = format!("the translator throws on this schema (a crash the table marks as a known violation): {}", crash.message);
+                out.rows = uses(&|r: &Row| r.mark_covering_crash(&crash.message).is_some());
+            } else {
+                out.summary = "the translator breaks its table here in a way the table already admits (a known violation)".to_owned();
+                out.rows = uses(&|r: &Row| !r.marks.is_empty());
+            }
             out.witnesses = witnesses(&failure.witnesses);
         }
         Verdict::Fail(failure) => {
@@ -630,7 +635,7 @@ fn compact_diff(source: &Value, projection: &Value, limit: usize) -> Option<Vec<
 pub fn render_text(report: &CheckReport) -> String {
     let mut s = String::new();
     if report.instances == 0 {
-        let _ = writeln!(s, "{}: nothing to compare on: every translator refused it or sent it unchanged\n", report.schema);
+        let _ = writeln!(s, "{}: nothing to compare on: every translator refused it, threw on it or sent it unchanged\n", report.schema);
     } else {
         let _ = writeln!(
             s,
