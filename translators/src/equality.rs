@@ -6,7 +6,11 @@
 //! {enum: [1.0]}]` into nothing (a narrowing) and proved `oneOf` branches tagged `1` and `1.0`
 //! disjoint (a widening); both are corpus cases now (`corpus/keywords/numeric-equality.yaml`).
 
+use std::fmt::Write as _;
+
 use serde_json::{Number, Value};
+
+use crate::walk;
 
 /// JSON Schema equality: numbers by value (exactly for integers up to 128 bits, else as `f64`),
 /// arrays item by item, objects regardless of key order.
@@ -24,6 +28,63 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
 #[must_use]
 pub fn contains(values: &[Value], v: &Value) -> bool {
     values.iter().any(|w| json_eq(v, w))
+}
+
+/// A hashable key for [`json_eq`]: two values with equal keys are equal by [`json_eq`], and equal
+/// values get equal keys except across the one place `json_eq` is not transitive (an integer
+/// beyond 2^53 and the float it rounds to, which `json_eq` equates while telling two such integers
+/// apart). For deduplicating and intersecting large value sets in linear time, where a lost match
+/// costs only yield. Numbers are keyed by value (`1` and `1.0` alike, `-0.0` as `0`), integers
+/// beyond 2^53 exactly, object members in sorted order. Values nested deeper than the readers
+/// allow get a key of their own (different from every other value's).
+#[must_use]
+pub fn key(v: &Value) -> String {
+    let mut out = String::new();
+    write_key(v, 0, &mut out);
+    out
+}
+
+fn write_key(v: &Value, depth: usize, out: &mut String) {
+    if depth > walk::MAX_DEPTH {
+        let _ = write!(out, "@{:p}", std::ptr::from_ref(v));
+        return;
+    }
+    match v {
+        Value::Null => out.push('n'),
+        Value::Bool(b) => out.push(if *b { 't' } else { 'f' }),
+        Value::Number(n) => match as_i128(n) {
+            // Integers f64 holds exactly are keyed as the f64 they equal, so `1` meets `1.0`.
+            Some(i) if i.unsigned_abs() > 1 << 53 => {
+                let _ = write!(out, "i{i}");
+            }
+            _ => {
+                // `+ 0.0` folds -0.0 into 0.0, which `==` on f64 already equates.
+                let x = n.as_f64().unwrap_or(f64::NAN) + 0.0;
+                let _ = write!(out, "#{:x}", x.to_bits());
+            }
+        },
+        Value::String(s) => out.push_str(&Value::from(s.as_str()).to_string()),
+        Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                write_key(item, depth + 1, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (k, v) in members {
+                out.push_str(&Value::from(k.as_str()).to_string());
+                out.push(':');
+                write_key(v, depth + 1, out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+    }
 }
 
 /// The JSON pointer of the first place where `a` and `b` differ as written (numbers by
@@ -94,5 +155,20 @@ mod tests {
         assert!(!json_eq(&json!(1), &json!("1")));
         assert!(!json_eq(&json!(u64::MAX), &json!(u64::MAX - 1)), "large integers stay exact");
         assert!(contains(&[json!(2), json!(1.0)], &json!(1)));
+    }
+
+    #[test]
+    fn keys_agree_with_json_eq() {
+        let values = [
+            json!(1), json!(1.0), json!(-0.0), json!(0), json!("1"), json!(null), json!([1, "a"]), json!([1.0, "a"]),
+            json!({"a": 1, "b": [2]}), json!({"b": [2.0], "a": 1}), json!({"a": 1}), json!(true),
+            json!(18_446_744_073_709_551_615_u64), json!(18_446_744_073_709_551_614_u64), json!(9_007_199_254_740_992_i64),
+            json!(9_007_199_254_740_992.0), json!(-9_007_199_254_740_993_i64),
+        ];
+        for a in &values {
+            for b in &values {
+                assert_eq!(key(a) == key(b), json_eq(a, b), "{a} vs {b}");
+            }
+        }
     }
 }

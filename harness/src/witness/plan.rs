@@ -522,62 +522,7 @@ fn tighter(old: Bound, new: Bound, lower: bool) -> Bound {
     if new_wins || (new.value == old.value && new.exclusive) { new } else { old }
 }
 
-/// A key equal for two values exactly when [`json_equal`] holds: numbers by their `f64` value,
-/// object members in sorted order. Values nested deeper than the readers allow get a key of their
-/// own (treated as different from everything: a lost match costs yield, not soundness).
-pub(crate) fn equality_key(v: &Value) -> String {
-    fn write(v: &Value, depth: usize, out: &mut String) {
-        if depth > walk::MAX_DEPTH {
-            out.push_str(&format!("@{:p}", v as *const Value));
-            return;
-        }
-        match v {
-            Value::Null => out.push('n'),
-            Value::Bool(b) => out.push(if *b { 't' } else { 'f' }),
-            Value::Number(n) => {
-                // `+ 0.0` folds -0.0 into 0.0, which `==` on f64 already equates.
-                let x = n.as_f64().unwrap_or(f64::NAN) + 0.0;
-                out.push_str(&format!("#{:x}", x.to_bits()));
-            }
-            Value::String(s) => out.push_str(&Value::from(s.as_str()).to_string()),
-            Value::Array(items) => {
-                out.push('[');
-                for item in items {
-                    write(item, depth + 1, out);
-                    out.push(',');
-                }
-                out.push(']');
-            }
-            Value::Object(map) => {
-                let mut members: Vec<(&String, &Value)> = map.iter().collect();
-                members.sort_by(|a, b| a.0.cmp(b.0));
-                out.push('{');
-                for (k, v) in members {
-                    out.push_str(&Value::from(k.as_str()).to_string());
-                    out.push(':');
-                    write(v, depth + 1, out);
-                    out.push(',');
-                }
-                out.push('}');
-            }
-        }
-    }
-    let mut out = String::new();
-    write(v, 0, &mut out);
-    out
-}
-
-/// JSON equality as JSON Schema means it (`1 == 1.0`); the draws use [`equality_key`], and this
-/// is its specification, checked against it in the tests.
-#[cfg(test)]
-pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w))),
-        _ => a == b,
-    }
-}
+pub(crate) use schema_fidelity_translators::equality::key as equality_key;
 
 #[cfg(test)]
 mod tests {
@@ -635,19 +580,6 @@ mod tests {
         assert!(plan.nodes.len() > walk::MAX_DEPTH);
         // Dropping a 1,000-deep value recurses in serde_json; forget it instead of testing that.
         std::mem::forget(schema);
-    }
-
-    #[test]
-    fn equality_keys_agree_with_json_equal() {
-        let values = [
-            json!(1), json!(1.0), json!(-0.0), json!(0), json!("1"), json!(null), json!([1, "a"]), json!([1.0, "a"]),
-            json!({"a": 1, "b": [2]}), json!({"b": [2.0], "a": 1}), json!({"a": 1}), json!(true), json!(18_446_744_073_709_551_615_u64),
-        ];
-        for a in &values {
-            for b in &values {
-                assert_eq!(equality_key(a) == equality_key(b), json_equal(a, b), "{a} vs {b}");
-            }
-        }
     }
 
     #[test]
