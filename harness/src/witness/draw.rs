@@ -171,7 +171,9 @@ impl<'a> Drawer<'a> {
     }
 
     fn valid(&mut self, id: NodeId, depth: usize) -> Value {
-        if !self.enter(depth) {
+        // A node with no finite valid instance gets none: drawing one would run to the node
+        // budget and give what the validator rejects anyway.
+        if !self.enter(depth) || !self.plan.is_finite(id) {
             return Value::Null;
         }
         match self.plan.node(id) {
@@ -180,12 +182,22 @@ impl<'a> Drawer<'a> {
             Node::Choice(branches) => {
                 let pick = match self.leaf_branch(branches, depth) {
                     Some(leaf) => leaf,
-                    None => branches[self.rng.random_range(0..branches.len())],
+                    None => self.finite_branch(branches),
                 };
                 self.valid(pick, depth)
             }
             Node::Shape(shape) => self.shape(shape, depth),
         }
+    }
+
+    /// A branch at random, among those with a finite valid instance when only some have one.
+    fn finite_branch(&mut self, branches: &[NodeId]) -> NodeId {
+        let finite = branches.iter().filter(|&&b| self.plan.is_finite(b)).count();
+        if finite == 0 || finite == branches.len() {
+            return branches[self.rng.random_range(0..branches.len())];
+        }
+        let nth = self.rng.random_range(0..finite);
+        branches.iter().copied().filter(|&b| self.plan.is_finite(b)).nth(nth).unwrap_or(branches[0])
     }
 
     /// Past [`SOFT_DEPTH`], a branch that cannot nest (no array or object type), if the union has

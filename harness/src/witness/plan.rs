@@ -73,6 +73,11 @@ pub struct Plan {
     /// source's plan, one half for a projection's, so that the two sides' valid draws together
     /// visit every value of an enum up to about twice their number.
     pub(crate) sweep_start: f64,
+    /// Per node, whether it has a finite valid instance the generator can see. A recursion
+    /// through required properties or non-empty arrays (what a strict rewrite makes of an optional
+    /// one) has none: a valid draw stops at such a node at once instead of spending the whole
+    /// node budget on an instance the validator then rejects.
+    finite: Vec<bool>,
 }
 
 /// One node of a plan.
@@ -156,7 +161,13 @@ impl Plan {
         let index = Index::new(schema);
         let mut compiler = Compiler { index, nodes: Vec::new(), memo: HashMap::new(), depth: 0 };
         let root = compiler.node(&[schema], &BTreeSet::new());
-        Plan { nodes: compiler.nodes, root, sweep_start: 0.0 }
+        let finite = finite_nodes(&compiler.nodes);
+        Plan { nodes: compiler.nodes, root, sweep_start: 0.0, finite }
+    }
+
+    /// Whether a valid draw from `id` can end (see [`Plan::finite`]).
+    pub(crate) fn is_finite(&self, id: NodeId) -> bool {
+        self.finite.get(id).copied().unwrap_or(true)
     }
 
     /// This plan with its enum sweeps starting half way (for the projection side).
@@ -169,6 +180,51 @@ impl Plan {
     pub(crate) fn node(&self, id: NodeId) -> &Node {
         self.nodes.get(id).unwrap_or(&Node::Any)
     }
+}
+
+/// The nodes that have a finite valid instance, as the least fixpoint of "some branch of a choice
+/// has one; a shape has one when a scalar type or its values allow one, or an object or array
+/// type whose required parts all have one". Only what a shape requires is looked at, so a node
+/// is called infinite only when every valid instance must nest without end (never on a guess).
+fn finite_nodes(nodes: &[Node]) -> Vec<bool> {
+    const SCALARS: u8 = types::NULL | types::BOOLEAN | types::INTEGER | types::FRACTION | types::STRING;
+    // Children are compiled after their parent, so one pass from the last node settles all but
+    // what a cycle feeds back; a few passes settle those. Past the cap the unsettled nodes count
+    // as finite: that loses the shortcut, never a valid draw.
+    const PASSES: usize = 16;
+    let mut finite = vec![false; nodes.len()];
+    let known = |finite: &[bool], id: Option<NodeId>| id.is_none_or(|id| finite.get(id).copied().unwrap_or(true));
+    for _ in 0..PASSES {
+        let mut changed = false;
+        for (id, node) in nodes.iter().enumerate().rev() {
+            if finite[id] {
+                continue;
+            }
+            let now = match node {
+                Node::Any => true,
+                Node::Never => false,
+                Node::Choice(branches) => branches.iter().any(|&b| known(&finite, Some(b))),
+                Node::Shape(s) => {
+                    let by_values = s.values.as_ref().is_some_and(|v| !v.is_empty());
+                    let object = s.types & types::OBJECT != 0 && s.required_nodes.iter().all(|&n| known(&finite, n));
+                    let needed_prefix = usize::try_from(s.min_items).unwrap_or(usize::MAX).min(s.prefix.len());
+                    let array = s.types & types::ARRAY != 0
+                        && s.prefix.iter().take(needed_prefix).all(|&n| known(&finite, Some(n)))
+                        && (s.min_items <= s.prefix.len() as u64 || known(&finite, s.items))
+                        && s.contains.iter().all(|c| c.min == 0 || known(&finite, Some(c.node)));
+                    by_values || s.types & SCALARS != 0 || object || array
+                }
+            };
+            if now {
+                finite[id] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return finite;
+        }
+    }
+    vec![true; nodes.len()]
 }
 
 /// A disjunction already expanded on the way to a node: (schema node address, keyword).
@@ -580,6 +636,44 @@ mod tests {
         assert!(plan.nodes.len() > walk::MAX_DEPTH);
         // Dropping a 1,000-deep value recurses in serde_json; forget it instead of testing that.
         std::mem::forget(schema);
+    }
+
+    #[test]
+    fn only_recursions_every_valid_instance_of_which_is_endless_are_infinite() {
+        let endless = json!({
+            "type": "object", "required": ["and"], "additionalProperties": false,
+            "properties": {"and": {"type": "array", "items": {"$ref": "#"}, "minItems": 2}}
+        });
+        assert!(!Plan::new(&endless).is_finite(Plan::new(&endless).root));
+        for ends in [
+            // the recursion is optional
+            json!({"type": "object", "properties": {"and": {"type": "array", "items": {"$ref": "#"}, "minItems": 2}}}),
+            // required but nullable, as a strict rewrite makes an optional property
+            json!({"type": "object", "required": ["and"], "properties": {"and": {"anyOf": [{"type": "array", "items": {"$ref": "#"}, "minItems": 2}, {"type": "null"}]}}}),
+            // the array may be empty
+            json!({"type": "object", "required": ["and"], "properties": {"and": {"type": "array", "items": {"$ref": "#"}}}}),
+            // a scalar ends it
+            json!({"type": ["object", "string"], "required": ["and"], "properties": {"and": {"$ref": "#"}}}),
+            // an enum pins it
+            json!({"enum": [{"and": 1}], "required": ["and"], "properties": {"and": {"$ref": "#"}}}),
+        ] {
+            let plan = Plan::new(&ends);
+            assert!(plan.is_finite(plan.root), "{ends}");
+        }
+    }
+
+    #[test]
+    fn a_valid_draw_from_an_endless_recursion_stops_at_once() {
+        let endless = json!({
+            "type": "object", "required": ["and", "or"],
+            "properties": {"and": {"type": "array", "items": {"$ref": "#"}, "minItems": 2}, "or": {"type": "array", "items": {"$ref": "#"}, "minItems": 2}}
+        });
+        let plan = Plan::new(&endless);
+        let mut rng = crate::witness::source_stream(1);
+        for i in 0..8 {
+            let drawn = crate::witness::draw(&plan, &mut rng, crate::witness::Pool::of(i));
+            assert!(drawn.to_string().len() < 4096, "draw {i} ran on: {} bytes", drawn.to_string().len());
+        }
     }
 
     #[test]
