@@ -325,17 +325,13 @@ form.filters output { color: var(--muted); }
 table.matrix thead th .sub.external { color: var(--n-fg); font-weight: 700; }
 "#;
 
-/// `index.html`: a page with inline CSS and one small inline script, the filters; without scripts it
+/// `index.html`: a page with one small inline script, the filters; without scripts it
 /// is the whole matrix.
 #[must_use]
 pub fn html_page(m: &Matrix, report: &Report) -> String {
     let version = &report.tool.version;
-    let mut s = String::new();
-    s.push_str("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    s.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    s.push_str("<title>schema-fidelity: disposition matrix</title>\n<style>");
-    s.push_str(CSS);
-    s.push_str("</style>\n</head>\n<body>\n<header class=\"intro\">\n<h1>Disposition matrix</h1>\n");
+    let mut s = super::text::html_head("disposition matrix");
+    s.push_str("<header class=\"intro\">\n<h1>Disposition matrix</h1>\n");
     let _ = writeln!(
         s,
         "<p>What each translator owes each JSON Schema draft 2020-12 keyword, boolean subschema and extension, one symbol per \

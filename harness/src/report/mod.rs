@@ -6,6 +6,7 @@
 //!
 //! - `matrix.md` and `index.html`: translators × keywords, one symbol per disposition
 //!   ([`matrix`]);
+//! - `style.css`: the one stylesheet every HTML page links to;
 //! - `<translator>.md`: every row with its meaning, note, issues, table line, the number of cases
 //!   that use it and a witness per approximation, under a stable anchor ([`pages`], [`anchor`]);
 //! - `report.json`: the same data for scripts, in the format `schemas/report.schema.json`
@@ -64,7 +65,7 @@ pub struct Generated {
 /// checked where the JSON-Schema-Test-Suite is absent.
 #[must_use]
 pub fn tables_only(file: &str) -> bool {
-    matches!(file, "matrix.md" | "index.html")
+    matches!(file, "matrix.md" | "index.html" | text::STYLESHEET)
 }
 
 /// Run the oracle over the corpus and render every report file.
@@ -82,6 +83,7 @@ pub fn generate(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Re
     let m = matrix::build(&report);
     files.insert("matrix.md".to_owned(), matrix::markdown(&m, &report.tool.version));
     files.insert("index.html".to_owned(), matrix::html_page(&m, &report));
+    files.insert(text::STYLESHEET.to_owned(), [matrix::CSS, pages::PAGE_CSS, families::FAMILY_CSS].concat().trim_start().to_owned());
     for t in &report.translators {
         files.insert(format!("{}.md", t.name), pages::page(t, &report));
         files.insert(format!("{}.html", t.name), pages::html_page(t, &report));
@@ -186,7 +188,7 @@ fn write_headline(project: &Project, generated: &Generated) -> Result<bool, Stri
 /// The files `report` itself wrote into `dir` last time: the fixed ones and a page per translator
 /// its `report.json` lists. Anything else in `reports/` is someone else's and is left alone.
 fn previously_generated(dir: &Path) -> BTreeSet<String> {
-    let mut names: BTreeSet<String> = ["matrix.md", "index.html", "report.json"].map(str::to_owned).into_iter().collect();
+    let mut names: BTreeSet<String> = ["matrix.md", "index.html", text::STYLESHEET, "report.json"].map(str::to_owned).into_iter().collect();
     let previous = std::fs::read_to_string(dir.join("report.json")).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
     let translators = previous.as_ref().and_then(|r| r.get("translators")).and_then(serde_json::Value::as_array);
     for name in translators.into_iter().flatten().filter_map(|t| t.get("name")).filter_map(serde_json::Value::as_str) {

@@ -211,10 +211,7 @@ fn row_section(s: &mut String, t: &TranslatorReport, r: &RowReport) {
 /// `<section id="ANCHOR">`, so the matrix's links land on it, and the targeted row is highlighted.
 #[must_use]
 pub fn html_page(t: &TranslatorReport, report: &Report) -> String {
-    let mut s = String::new();
-    s.push_str("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    s.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let _ = writeln!(s, "<title>schema-fidelity: {}</title>\n<style>{}{PAGE_CSS}</style>\n</head>\n<body>", html(&t.name), super::matrix::CSS);
+    let mut s = super::text::html_head(&t.name);
     let _ = writeln!(s, "<header class=\"intro\">\n<h1><code>{}</code></h1>", html(&t.name));
     if let Some(d) = &t.description {
         let _ = writeln!(s, "<p>{}</p>", html(&md_inline(d)));
@@ -321,7 +318,7 @@ pub fn html_page(t: &TranslatorReport, report: &Report) -> String {
     s
 }
 
-const PAGE_CSS: &str = r"
+pub(super) const PAGE_CSS: &str = r"
 main.page { max-width: 72rem; padding: 0.5rem 2rem 2rem; }
 table.facts { border-collapse: collapse; margin: 0.5rem 0 1rem; }
 table.facts th, table.facts td { border-bottom: 1px solid var(--line); padding: 0.25rem 0.8rem 0.25rem 0; text-align: left; vertical-align: top; }

@@ -54,6 +54,22 @@ pub(super) fn html(s: &str) -> String {
     out
 }
 
+/// The one stylesheet every HTML page links to, written once as `reports/style.css` rather than
+/// inlined into each of the dozens of pages (which made every page repeat it).
+pub(super) const STYLESHEET: &str = "style.css";
+
+/// The opening of every HTML page up to `<body>`: the charset, the viewport, the title (escaped
+/// here) and the link to [`STYLESHEET`].
+#[must_use]
+pub(super) fn html_head(title: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>schema-fidelity: {}</title>\n<link rel=\"stylesheet\" href=\"{STYLESHEET}\">\n</head>\n<body>\n",
+        html(title)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
