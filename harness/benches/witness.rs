@@ -14,6 +14,7 @@
 //! ```sh
 //! cargo bench -p schema-fidelity --bench witness                 # release, as in BENCHMARKS.md
 //! cargo bench -p schema-fidelity --bench witness -- --draws 1024 --own
+//! cargo bench -p schema-fidelity --bench witness -- --own --slowest  # and the costliest cases
 //! ```
 
 use std::hint::black_box;
@@ -161,6 +162,34 @@ fn main() {
         plans = plans.min(started.elapsed());
     }
     assert_eq!(raw_count, candidates, "the raw pass validates exactly the harness's candidates");
+
+    if args.iter().any(|a| a == "--slowest") {
+        // Where the time goes: the first-translator search per case against raw validation of
+        // that case's instances, the ten worst ratios.
+        let mut rows: Vec<(f64, Duration, Duration, &str)> = Vec::new();
+        for (s, (p, drawn)) in sides.iter().zip(&instances) {
+            let (mut harness, mut raw) = (Duration::MAX, Duration::MAX);
+            for _ in 0..ROUNDS {
+                let mut settings = Settings::fixed(None, draws);
+                settings.scope = Scope::All;
+                let started = Instant::now();
+                black_box(witness::search(&settings, s).expect("settings are valid"));
+                harness = harness.min(started.elapsed());
+                let started = Instant::now();
+                for x in drawn {
+                    black_box(p.source.is_valid(x));
+                    black_box(p.projection.is_valid(x));
+                }
+                raw = raw.min(started.elapsed());
+            }
+            rows.push((harness.as_secs_f64() / raw.as_secs_f64(), harness, raw, &p.case.id));
+        }
+        rows.sort_by(|a, b| (b.1 - b.2).cmp(&(a.1 - a.2)));
+        println!("cases costing the most over raw validation (first translator):");
+        for (ratio, harness, raw, id) in rows.iter().take(15) {
+            println!("  {:>8.3} ms harness {:>8.3} ms raw  ({ratio:>5.1}x)  {id}", harness.as_secs_f64() * 1e3, raw.as_secs_f64() * 1e3);
+        }
+    }
 
     let per_second = |d: Duration| candidates as f64 / d.as_secs_f64();
     let profile = if cfg!(debug_assertions) { "debug" } else { "release" };

@@ -33,6 +33,8 @@ const HARD_DEPTH: usize = 24;
 /// rewrite makes of an optional one) would otherwise be drawn to [`HARD_DEPTH`] with a branching
 /// factor of four: 4^24 nodes. The validator rejects the truncated draw, which is what it is.
 const NODE_BUDGET: usize = 20_000;
+/// Items an array draws before it repeats them (see `Drawer::array`).
+const DRAWN_ITEMS: usize = 64;
 /// No drawn array grows beyond the instance-length budget ([`crate::budget::INSTANCE_LENGTH`],
 /// 4096 by default), and no string beyond the string-length budget
 /// ([`crate::budget::STRING_LENGTH`], 262,144): a `minLength: 1000000000` is not met (the
@@ -451,6 +453,15 @@ impl<'a> Drawer<'a> {
         let miss_at = (mode.miss_item && !slots.is_empty()).then(|| self.rng.random_range(0..slots.len()));
         let mut items: Vec<Value> = Vec::with_capacity(slots.len());
         for (i, slot) in slots.iter().enumerate() {
+            // Past the first [`DRAWN_ITEMS`], an item for the same slot as one drawn earlier is a
+            // copy of it: a 4,096-item array probes a count, and drawing every item costs more
+            // than validating the whole array many times over. Unique items are all drawn.
+            let earlier = i.checked_sub(DRAWN_ITEMS).map(|_| i % DRAWN_ITEMS);
+            if let Some(j) = earlier.filter(|&j| !s.unique && miss_at != Some(i) && miss_at != Some(j) && slots[j] == *slot) {
+                let copy = items[j].clone();
+                items.push(copy);
+                continue;
+            }
             let item = match (miss_at == Some(i), slot) {
                 (true, Some(id)) => self.miss(*id, depth + 1),
                 (true, None) => self.any(depth + 1),
