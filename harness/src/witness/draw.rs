@@ -41,12 +41,15 @@ const DRAWN_ITEMS: usize = 64;
 /// validator rejects the shorter draw), and a `maxLength` or `maxItems` above its budget is not
 /// probed at its bound.
 fn max_len() -> u64 {
-    crate::budget::instance_length()
+    // Read once: the budgets are fixed for the process, and a lookup per array showed in profiles.
+    static MAX: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *MAX.get_or_init(crate::budget::instance_length)
 }
 
 /// The longest string drawn.
 fn max_string_len() -> u64 {
-    crate::budget::string_length()
+    static MAX: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *MAX.get_or_init(crate::budget::string_length)
 }
 /// At most this many optional keys in one drawn object: a valid draw takes each optional key with
 /// even odds, so without a cap an object schema with thousands of properties makes every draw
