@@ -14,15 +14,16 @@
 //! match (judging an ECMA-262 regex is the validator's job). Over-approximation only adds
 //! candidate nodes; the oracle uses them to *name* occurrences, never to excuse a deviation.
 //!
-//! References are resolved against the document root: `#`, `#/json/pointer` (percent-decoded) and
-//! `#name` for an `$anchor` or `$dynamicAnchor`. A reference relative to an embedded `$id` is not
-//! followed (it under-reports, it never misleads).
+//! References are followed the way the built-in translators resolve them ([`crate::refs`]): `#`,
+//! `#/json/pointer` (percent-decoded) and `#name` for an `$anchor` or `$dynamicAnchor`, each read
+//! against the nearest enclosing `$id`. [`local_target`], for callers that do not know where a
+//! reference is written, reads it against the document root.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::walk;
+use crate::{refs, walk};
 
 /// At most this many schema nodes are visited for one location, so that a reference cycle or a
 /// wide union cannot make naming a culprit expensive.
@@ -58,7 +59,13 @@ pub fn local_target(document: &Value, reference: &str) -> Option<String> {
 #[must_use]
 pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String> {
     let mut visits = 0;
-    let mut here: BTreeSet<String> = closure(root, [String::new()], &mut visits);
+    // A document too deep to index still has its root-relative references followed.
+    let resolver = refs::Resolver::new(root).ok();
+    let follow = |holder: &str, reference: &str| match &resolver {
+        Some(resolver) => resolver.resolve(reference, holder).ok(),
+        None => local_target(root, reference),
+    };
+    let mut here: BTreeSet<String> = closure(root, [String::new()], &follow, &mut visits);
     let mut value = instance;
     for token in tokens(at) {
         let mut next = BTreeSet::new();
@@ -112,13 +119,14 @@ pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String>
             },
             _ => return Vec::new(),
         };
-        here = closure(root, next, &mut visits);
+        here = closure(root, next, &follow, &mut visits);
     }
     here.into_iter().collect()
 }
 
-/// `start` and every node applying in place from it (references and combinators).
-fn closure(root: &Value, start: impl IntoIterator<Item = String>, visits: &mut usize) -> BTreeSet<String> {
+/// `start` and every node applying in place from it (references, followed by `follow` from the
+/// holder's pointer, and combinators).
+fn closure(root: &Value, start: impl IntoIterator<Item = String>, follow: &dyn Fn(&str, &str) -> Option<String>, visits: &mut usize) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     let mut stack: Vec<String> = start.into_iter().collect();
     while let Some(node) = stack.pop() {
@@ -128,7 +136,7 @@ fn closure(root: &Value, start: impl IntoIterator<Item = String>, visits: &mut u
         *visits += 1;
         let Some(value) = root.pointer(&node) else { continue };
         for reference in ["$ref", "$dynamicRef"] {
-            if let Some(target) = value.get(reference).and_then(Value::as_str).and_then(|r| local_target(root, r)) {
+            if let Some(target) = value.get(reference).and_then(Value::as_str).and_then(|r| follow(&node, r)) {
                 stack.push(target);
             }
         }
@@ -173,6 +181,19 @@ mod tests {
         assert_eq!(local_target(&schema, "#ab").as_deref(), Some("/$defs/a b"));
         assert_eq!(local_target(&schema, "#/nowhere"), None);
         assert_eq!(tokens("/a~1b/c~0d"), ["a/b", "c~d"]);
+    }
+
+    #[test]
+    fn references_inside_an_embedded_resource_are_read_against_its_id() {
+        let schema = json!({
+            "$defs": {"a": {"type": "null"}},
+            "properties": {"v": {"$id": "urn:v", "$defs": {"a": {"$anchor": "inner", "type": "string"}}, "properties": {"w": {"$ref": "#/$defs/a"}, "x": {"$ref": "#inner"}}}}
+        });
+        let instance = json!({"v": {"w": "s", "x": "t"}});
+        assert_eq!(applicable_nodes(&schema, &instance, "/v/w"), ["/properties/v/$defs/a", "/properties/v/properties/w"]);
+        assert_eq!(applicable_nodes(&schema, &instance, "/v/x"), ["/properties/v/$defs/a", "/properties/v/properties/x"]);
+        // Without the holder, a reference reads against the document root.
+        assert_eq!(local_target(&schema, "#/$defs/a").as_deref(), Some("/$defs/a"));
     }
 
     #[test]
