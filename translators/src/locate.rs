@@ -16,8 +16,8 @@
 //!
 //! References are followed the way the built-in translators resolve them ([`crate::refs`]): `#`,
 //! `#/json/pointer` (percent-decoded) and `#name` for an `$anchor` or `$dynamicAnchor`, each read
-//! against the nearest enclosing `$id`. [`local_target`], for callers that do not know where a
-//! reference is written, reads it against the document root.
+//! against the nearest enclosing `$id`, and only to a schema. [`target_at`] is that resolution for
+//! the oracle's other walks.
 
 use std::collections::BTreeSet;
 
@@ -38,20 +38,12 @@ pub fn tokens(pointer: &str) -> Vec<String> {
     pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
 }
 
-/// The pointer of the node a local reference names in `document`, when it names one.
+/// The pointer of the schema a reference written at the schema position `at` names in `document`,
+/// when it names one of this document: a fragment read against the nearest enclosing `$id`, as a
+/// JSON pointer (percent-decoded) or a plain-name anchor of that resource.
 #[must_use]
-pub fn local_target(document: &Value, reference: &str) -> Option<String> {
-    let fragment = reference.strip_prefix('#')?;
-    let fragment = walk::percent_decode(fragment)?;
-    if fragment.is_empty() || fragment.starts_with('/') {
-        return document.pointer(&fragment).map(|_| fragment);
-    }
-    // A plain-name fragment: the node declaring that anchor.
-    let occurrences = walk::occurrences(document).ok()?;
-    occurrences
-        .iter()
-        .find(|o| (o.keyword == "$anchor" || o.keyword == "$dynamicAnchor") && o.value.as_str() == Some(fragment.as_str()))
-        .map(|o| o.pointer.clone())
+pub fn target_at(document: &Value, reference: &str, at: &str) -> Option<String> {
+    refs::resolve_once(document, reference, at).ok()
 }
 
 /// The schema nodes (by JSON pointer into `root`) whose keywords apply to `instance` at the
@@ -63,7 +55,7 @@ pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String>
     let resolver = refs::Resolver::new(root).ok();
     let follow = |holder: &str, reference: &str| match &resolver {
         Some(resolver) => resolver.resolve(reference, holder).ok(),
-        None => local_target(root, reference),
+        None => target_at(root, reference, holder),
     };
     let mut here: BTreeSet<String> = closure(root, [String::new()], &follow, &mut visits);
     let mut value = instance;
@@ -177,9 +169,9 @@ mod tests {
     #[test]
     fn anchors_and_percent_encoded_pointers_resolve() {
         let schema = json!({"$defs": {"a b": {"$anchor": "ab", "type": "string"}}});
-        assert_eq!(local_target(&schema, "#/$defs/a%20b").as_deref(), Some("/$defs/a b"));
-        assert_eq!(local_target(&schema, "#ab").as_deref(), Some("/$defs/a b"));
-        assert_eq!(local_target(&schema, "#/nowhere"), None);
+        assert_eq!(target_at(&schema, "#/$defs/a%20b", "").as_deref(), Some("/$defs/a b"));
+        assert_eq!(target_at(&schema, "#ab", "").as_deref(), Some("/$defs/a b"));
+        assert_eq!(target_at(&schema, "#/nowhere", ""), None);
         assert_eq!(tokens("/a~1b/c~0d"), ["a/b", "c~d"]);
     }
 
@@ -192,8 +184,10 @@ mod tests {
         let instance = json!({"v": {"w": "s", "x": "t"}});
         assert_eq!(applicable_nodes(&schema, &instance, "/v/w"), ["/properties/v/$defs/a", "/properties/v/properties/w"]);
         assert_eq!(applicable_nodes(&schema, &instance, "/v/x"), ["/properties/v/$defs/a", "/properties/v/properties/x"]);
-        // Without the holder, a reference reads against the document root.
-        assert_eq!(local_target(&schema, "#/$defs/a").as_deref(), Some("/$defs/a"));
+        assert_eq!(target_at(&schema, "#/$defs/a", "/properties/v/properties/w").as_deref(), Some("/properties/v/$defs/a"));
+        assert_eq!(target_at(&schema, "#/$defs/a", "/properties/v").as_deref(), Some("/properties/v/$defs/a"));
+        assert_eq!(target_at(&schema, "#/$defs/a", "").as_deref(), Some("/$defs/a"));
+        assert_eq!(target_at(&schema, "#inner", ""), None);
     }
 
     #[test]

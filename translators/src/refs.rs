@@ -155,6 +155,18 @@ impl<'a> Resolver<'a> {
     }
 }
 
+/// [`Resolver::resolve`] for a single reference, indexing anchors only when the fragment is one:
+/// for callers that resolve a reference now and then and should not index the document each time.
+///
+/// # Errors
+/// As [`Resolver::resolve`]; a document too deep to index has no anchors.
+pub(crate) fn resolve_once(root: &Value, reference: &str, at: &str) -> Result<String, RefError> {
+    let fragment = reference.strip_prefix('#').ok_or(RefError::OtherDocument)?;
+    let anchored = walk::percent_decode(fragment).is_some_and(|f| !f.is_empty() && !f.starts_with('/'));
+    let resolver = if anchored { Resolver::new(root).unwrap_or(Resolver { root, anchors: BTreeMap::new() }) } else { Resolver { root, anchors: BTreeMap::new() } };
+    resolver.resolve(reference, at)
+}
+
 /// Which characters a target accepts in a `$defs` name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Charset {
