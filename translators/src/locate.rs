@@ -14,7 +14,7 @@
 //! match (judging an ECMA-262 regex is the validator's job). Over-approximation only adds
 //! candidate nodes; the oracle uses them to *name* occurrences, never to excuse a deviation.
 //!
-//! References are followed the way the built-in translators resolve them ([`crate::refs`]): `#`,
+//! References are followed the way the built-in translators resolve them (`refs`): `#`,
 //! `#/json/pointer` (percent-decoded) and `#name` for an `$anchor` or `$dynamicAnchor`, each read
 //! against the nearest enclosing `$id`, and only to a schema. [`target_at`] is that resolution for
 //! the oracle's other walks.

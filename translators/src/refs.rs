@@ -27,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use crate::vocabulary::ValueKind;
 use crate::walk;
 
 /// Why a reference does not resolve in its document.
@@ -112,8 +113,8 @@ impl<'a> Resolver<'a> {
             }
             let Some(keyword) = tokens.get(i) else { break };
             let steps = match walk::value_kind(keyword) {
-                Some(crate::vocabulary::ValueKind::SchemaMap | crate::vocabulary::ValueKind::SchemaArray) => 2,
-                Some(crate::vocabulary::ValueKind::Schema) => 1,
+                Some(ValueKind::SchemaMap | ValueKind::SchemaArray) => 2,
+                Some(ValueKind::Schema) => 1,
                 _ => break,
             };
             for _ in 0..steps {
@@ -163,7 +164,8 @@ impl<'a> Resolver<'a> {
 pub(crate) fn resolve_once(root: &Value, reference: &str, at: &str) -> Result<String, RefError> {
     let fragment = reference.strip_prefix('#').ok_or(RefError::OtherDocument)?;
     let anchored = walk::percent_decode(fragment).is_some_and(|f| !f.is_empty() && !f.starts_with('/'));
-    let resolver = if anchored { Resolver::new(root).unwrap_or(Resolver { root, anchors: BTreeMap::new() }) } else { Resolver { root, anchors: BTreeMap::new() } };
+    let unindexed = || Resolver { root, anchors: BTreeMap::new() };
+    let resolver = if anchored { Resolver::new(root).unwrap_or_else(|_| unindexed()) } else { unindexed() };
     resolver.resolve(reference, at)
 }
 
@@ -354,6 +356,15 @@ mod tests {
         // `enum` holds data, so an anchor-like key inside it declares nothing.
         let data = json!({"enum": [{"$anchor": "x"}]});
         assert!(matches!(Resolver::new(&data).unwrap().resolve("#x", ""), Err(RefError::UnknownAnchor { .. })));
+    }
+
+    #[test]
+    fn one_shot_resolution_agrees_with_the_index() {
+        let doc = json!({"$defs": {"a": {"$anchor": "x"}}, "properties": {"v": {"$id": "urn:v", "$defs": {"a": {"$anchor": "x"}}}}});
+        let r = Resolver::new(&doc).unwrap();
+        for (reference, at) in [("#x", ""), ("#x", "/properties/v"), ("#/$defs/a", "/properties/v"), ("#/$defs/a", ""), ("#y", ""), ("#/%", ""), ("u.json", "")] {
+            assert_eq!(resolve_once(&doc, reference, at), r.resolve(reference, at), "{reference} at {at}");
+        }
     }
 
     #[test]

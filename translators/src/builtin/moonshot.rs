@@ -16,8 +16,10 @@
 //! rather than dropping them (a dropped `not` inverts what it forbade, D7), and rewrites the
 //! structure exactly:
 //!
-//! - every reference is resolved (through embedded resources and anchors), its target hoisted into
-//!   the root `$defs` under a plain name, and nested `$id`/`$anchor`/`$defs` removed;
+//! - every reference is resolved (through embedded resources and anchors, by [`crate::refs`]), its
+//!   target hoisted into the root `$defs` under a plain name (the shared scheme,
+//!   [`crate::refs::Names`], in walle's `[A-Za-z0-9_.-]`), and nested `$id`/`$anchor`/`$defs`
+//!   removed;
 //! - an untyped node becomes an `anyOf` with one branch per JSON type it admits, each keeping the
 //!   keywords that apply to that type (`{enum: [a, b]}` becomes `{type: string, enum: [a, b]}`;
 //!   `{}` becomes six typed branches): never an invented `type: string` (kimi-cli#2621);

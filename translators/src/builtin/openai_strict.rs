@@ -30,9 +30,10 @@
 //!   outside OpenAI's list, ...) are spilled into the description: a named widening, never a
 //!   silent drop. Annotations (`default` as ` (default: X)`, `examples`, `deprecated`) are
 //!   spilled too, which changes nothing that validates.
-//! - **References** are resolved at translation time (through `$id` and `$anchor`) and re-aimed at
-//!   root `$defs`: OpenAI resolves `#` and `#/$defs/<name>`, so any other target is hoisted into a
-//!   definition of its own. Recursion is kept.
+//! - **References** are resolved at translation time (through `$id` and `$anchor`, by
+//!   [`crate::refs`]) and re-aimed at root `$defs`: OpenAI resolves `#` and `#/$defs/<name>`, so any
+//!   other target is hoisted into a definition of its own, named by the shared scheme
+//!   ([`crate::refs::Names`], in OpenAI's `[A-Za-z0-9_-]`). Recursion is kept.
 //! - **A `false` subschema** is never turned into `{}`: an optional property that must be absent is
 //!   left out of the closed object, anywhere else `false` becomes a node no value satisfies
 //!   (`{type: integer, minimum: 1, maximum: 0}`, inside the subset).
