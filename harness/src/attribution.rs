@@ -259,12 +259,12 @@ fn implicit_true_positions(root: &Value, out: &mut Vec<Edit>, empty_to_false: bo
 
 /// Whether the reference at `node` lies on a reference cycle: its target reaches it again.
 fn on_cycle(root: &Value, node: &str, reference: &Value) -> bool {
-    let Some(start) = reference.as_str().and_then(|r| locate::local_target(root, r)) else { return true };
+    let Some(start) = reference.as_str().and_then(|r| locate::target_at(root, r, node)) else { return true };
     let Ok(occurrences) = walk::occurrences(root) else { return true };
     let refs: Vec<(&str, Option<String>)> = occurrences
         .iter()
         .filter(|o| matches!(o.keyword, "$ref" | "$dynamicRef"))
-        .map(|o| (o.pointer.as_str(), o.value.as_str().and_then(|r| locate::local_target(root, r))))
+        .map(|o| (o.pointer.as_str(), o.value.as_str().and_then(|r| locate::target_at(root, r, &o.pointer))))
         .collect();
     let mut seen = BTreeSet::new();
     let mut stack = vec![start];

@@ -4,7 +4,7 @@
 //! Sites name object schemas in the projection by JSON pointer, so applying a codec walks the
 //! instance alongside the projection schema: `properties`, `additionalProperties`, `items`,
 //! `prefixItems`, local `$ref`s (JSON pointers, percent-decoded, and anchors, through
-//! [`locate::local_target`]), and the branches of `anyOf`/`oneOf`/`allOf`. For a union the first
+//! [`locate::target_at`]), and the branches of `anyOf`/`oneOf`/`allOf`. For a union the first
 //! branch whose declared `type` admits the instance is followed, which is how OpenAI strict's
 //! `anyOf: [T, {type: null}]` wrapping reads; among several such branches, the first whose declared
 //! shape fits an object instance (no undeclared key in a closed object, `const`/`enum` tags
@@ -107,7 +107,7 @@ impl Walker<'_> {
     fn map(&self, instance: &Value, pointer: &str, hops: usize) -> Value {
         let Some(schema) = self.node(pointer).and_then(Value::as_object) else { return instance.clone() };
         if hops < MAX_REF_HOPS
-            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| locate::local_target(self.root, r))
+            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| locate::target_at(self.root, r, pointer))
         {
             let through_ref = self.map(instance, &target, hops + 1);
             return self.map_here(&through_ref, pointer, schema, hops);
@@ -157,7 +157,7 @@ impl Walker<'_> {
     fn fits(&self, pointer: &str, value: &Value, hops: usize) -> bool {
         let (Some(schema), Value::Object(instance)) = (self.node(pointer).and_then(Value::as_object), value) else { return true };
         if hops < MAX_REF_HOPS
-            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| locate::local_target(self.root, r))
+            && let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| locate::target_at(self.root, r, pointer))
             && !self.fits(&target, value, hops + 1)
         {
             return false;

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use schema_fidelity_translators::locate::local_target;
+use schema_fidelity_translators::locate::target_at;
 use schema_fidelity_translators::walk;
 use serde_json::Value;
 
@@ -167,7 +167,7 @@ impl<'a> Deep<'a> {
             let child_pointer = format!("{pointer}{}", child.pointer_suffix());
             deepest = deepest.max(step + self.depth(child.schema, &child_pointer, steps + 1));
         }
-        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| local_target(self.root, r))
+        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| target_at(self.root, r, pointer))
             && let Some(schema) = self.root.pointer(&target)
         {
             let below = self.depth(schema, &target, steps + 1);
@@ -206,7 +206,7 @@ impl Size<'_> {
             let child_pointer = format!("{pointer}{}", child.pointer_suffix());
             n = n.saturating_add(self.size(child.schema, &child_pointer, steps + 1));
         }
-        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| local_target(self.root, r))
+        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| target_at(self.root, r, pointer))
             && let Some(schema) = self.root.pointer(&target)
         {
             n = n.saturating_add(self.size(schema, &target, steps + 1));

@@ -72,7 +72,7 @@ fn graph(schema: &Value, skip_optional: bool) -> BTreeMap<String, Vec<String>> {
         let mut out = Vec::new();
         // Percent-encoded pointers and anchors too: a cycle spelled `#/$defs/a%20b` or `#node` is
         // still a cycle.
-        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| schema_fidelity_translators::locate::local_target(schema, r)) {
+        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| schema_fidelity_translators::locate::target_at(schema, r, &pointer)) {
             out.push(target);
         }
         let required: Vec<&str> = node.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();

@@ -14,6 +14,7 @@
 //! - [`codec`]: instance mappings for projections that change instance shape on purpose.
 //! - [`graph`]: strongly connected components of reference graphs.
 //! - [`locate`]: the instance locator (which schema nodes apply at an instance location).
+//! - `refs`: the one `$ref` resolver and `$defs` naming scheme of the built-in translators.
 //! - [`root`]: whether a root accepts only objects (where forcing `type: object` is exact).
 //! - `algebra`: the schema primitives the built-in translators share (type set, disjointness).
 //! - [`builtin`]: the reference translators.
@@ -25,6 +26,7 @@ pub mod equality;
 pub mod form;
 pub mod graph;
 pub mod locate;
+pub(crate) mod refs;
 pub mod model;
 pub mod root;
 pub mod vocabulary;

@@ -14,15 +14,16 @@
 //! match (judging an ECMA-262 regex is the validator's job). Over-approximation only adds
 //! candidate nodes; the oracle uses them to *name* occurrences, never to excuse a deviation.
 //!
-//! References are resolved against the document root: `#`, `#/json/pointer` (percent-decoded) and
-//! `#name` for an `$anchor` or `$dynamicAnchor`. A reference relative to an embedded `$id` is not
-//! followed (it under-reports, it never misleads).
+//! References are followed the way the built-in translators resolve them (`refs`): `#`,
+//! `#/json/pointer` (percent-decoded) and `#name` for an `$anchor` or `$dynamicAnchor`, each read
+//! against the nearest enclosing `$id`, and only to a schema. [`target_at`] is that resolution for
+//! the oracle's other walks.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::walk;
+use crate::{refs, walk};
 
 /// At most this many schema nodes are visited for one location, so that a reference cycle or a
 /// wide union cannot make naming a culprit expensive.
@@ -37,20 +38,12 @@ pub fn tokens(pointer: &str) -> Vec<String> {
     pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
 }
 
-/// The pointer of the node a local reference names in `document`, when it names one.
+/// The pointer of the schema a reference written at the schema position `at` names in `document`,
+/// when it names one of this document: a fragment read against the nearest enclosing `$id`, as a
+/// JSON pointer (percent-decoded) or a plain-name anchor of that resource.
 #[must_use]
-pub fn local_target(document: &Value, reference: &str) -> Option<String> {
-    let fragment = reference.strip_prefix('#')?;
-    let fragment = walk::percent_decode(fragment)?;
-    if fragment.is_empty() || fragment.starts_with('/') {
-        return document.pointer(&fragment).map(|_| fragment);
-    }
-    // A plain-name fragment: the node declaring that anchor.
-    let occurrences = walk::occurrences(document).ok()?;
-    occurrences
-        .iter()
-        .find(|o| (o.keyword == "$anchor" || o.keyword == "$dynamicAnchor") && o.value.as_str() == Some(fragment.as_str()))
-        .map(|o| o.pointer.clone())
+pub fn target_at(document: &Value, reference: &str, at: &str) -> Option<String> {
+    refs::resolve_once(document, reference, at).ok()
 }
 
 /// The schema nodes (by JSON pointer into `root`) whose keywords apply to `instance` at the
@@ -58,7 +51,13 @@ pub fn local_target(document: &Value, reference: &str) -> Option<String> {
 #[must_use]
 pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String> {
     let mut visits = 0;
-    let mut here: BTreeSet<String> = closure(root, [String::new()], &mut visits);
+    // A document too deep to index still has its root-relative references followed.
+    let resolver = refs::Resolver::new(root).ok();
+    let follow = |holder: &str, reference: &str| match &resolver {
+        Some(resolver) => resolver.resolve(reference, holder).ok(),
+        None => target_at(root, reference, holder),
+    };
+    let mut here: BTreeSet<String> = closure(root, [String::new()], &follow, &mut visits);
     let mut value = instance;
     for token in tokens(at) {
         let mut next = BTreeSet::new();
@@ -112,13 +111,14 @@ pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String>
             },
             _ => return Vec::new(),
         };
-        here = closure(root, next, &mut visits);
+        here = closure(root, next, &follow, &mut visits);
     }
     here.into_iter().collect()
 }
 
-/// `start` and every node applying in place from it (references and combinators).
-fn closure(root: &Value, start: impl IntoIterator<Item = String>, visits: &mut usize) -> BTreeSet<String> {
+/// `start` and every node applying in place from it (references, followed by `follow` from the
+/// holder's pointer, and combinators).
+fn closure(root: &Value, start: impl IntoIterator<Item = String>, follow: &dyn Fn(&str, &str) -> Option<String>, visits: &mut usize) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     let mut stack: Vec<String> = start.into_iter().collect();
     while let Some(node) = stack.pop() {
@@ -128,7 +128,7 @@ fn closure(root: &Value, start: impl IntoIterator<Item = String>, visits: &mut u
         *visits += 1;
         let Some(value) = root.pointer(&node) else { continue };
         for reference in ["$ref", "$dynamicRef"] {
-            if let Some(target) = value.get(reference).and_then(Value::as_str).and_then(|r| local_target(root, r)) {
+            if let Some(target) = value.get(reference).and_then(Value::as_str).and_then(|r| follow(&node, r)) {
                 stack.push(target);
             }
         }
@@ -169,10 +169,25 @@ mod tests {
     #[test]
     fn anchors_and_percent_encoded_pointers_resolve() {
         let schema = json!({"$defs": {"a b": {"$anchor": "ab", "type": "string"}}});
-        assert_eq!(local_target(&schema, "#/$defs/a%20b").as_deref(), Some("/$defs/a b"));
-        assert_eq!(local_target(&schema, "#ab").as_deref(), Some("/$defs/a b"));
-        assert_eq!(local_target(&schema, "#/nowhere"), None);
+        assert_eq!(target_at(&schema, "#/$defs/a%20b", "").as_deref(), Some("/$defs/a b"));
+        assert_eq!(target_at(&schema, "#ab", "").as_deref(), Some("/$defs/a b"));
+        assert_eq!(target_at(&schema, "#/nowhere", ""), None);
         assert_eq!(tokens("/a~1b/c~0d"), ["a/b", "c~d"]);
+    }
+
+    #[test]
+    fn references_inside_an_embedded_resource_are_read_against_its_id() {
+        let schema = json!({
+            "$defs": {"a": {"type": "null"}},
+            "properties": {"v": {"$id": "urn:v", "$defs": {"a": {"$anchor": "inner", "type": "string"}}, "properties": {"w": {"$ref": "#/$defs/a"}, "x": {"$ref": "#inner"}}}}
+        });
+        let instance = json!({"v": {"w": "s", "x": "t"}});
+        assert_eq!(applicable_nodes(&schema, &instance, "/v/w"), ["/properties/v/$defs/a", "/properties/v/properties/w"]);
+        assert_eq!(applicable_nodes(&schema, &instance, "/v/x"), ["/properties/v/$defs/a", "/properties/v/properties/x"]);
+        assert_eq!(target_at(&schema, "#/$defs/a", "/properties/v/properties/w").as_deref(), Some("/properties/v/$defs/a"));
+        assert_eq!(target_at(&schema, "#/$defs/a", "/properties/v").as_deref(), Some("/properties/v/$defs/a"));
+        assert_eq!(target_at(&schema, "#/$defs/a", "").as_deref(), Some("/$defs/a"));
+        assert_eq!(target_at(&schema, "#inner", ""), None);
     }
 
     #[test]

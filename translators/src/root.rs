@@ -29,10 +29,11 @@ const MAX_HOPS: usize = 32;
 /// ```
 #[must_use]
 pub fn accepts_only_objects(schema: &Value) -> bool {
-    object_only(schema, schema, 0)
+    object_only(schema, "", schema, 0)
 }
 
-fn object_only(node: &Value, document: &Value, hops: usize) -> bool {
+/// Whether the node at `pointer` in `document` accepts only objects.
+fn object_only(node: &Value, pointer: &str, document: &Value, hops: usize) -> bool {
     if hops > MAX_HOPS {
         return false;
     }
@@ -56,30 +57,22 @@ fn object_only(node: &Value, document: &Value, hops: usize) -> bool {
         return true;
     }
     let branches = |key: &str| map.get(key).and_then(Value::as_array).filter(|b| !b.is_empty());
-    if branches("allOf").is_some_and(|b| b.iter().any(|s| object_only(s, document, hops + 1))) {
+    let branch = |key: &str, i: usize, s: &Value| object_only(s, &format!("{pointer}/{key}/{i}"), document, hops + 1);
+    if branches("allOf").is_some_and(|b| b.iter().enumerate().any(|(i, s)| branch("allOf", i, s))) {
         return true;
     }
     for key in ["anyOf", "oneOf"] {
-        if branches(key).is_some_and(|b| b.iter().all(|s| object_only(s, document, hops + 1))) {
+        if branches(key).is_some_and(|b| b.iter().enumerate().all(|(i, s)| branch(key, i, s))) {
             return true;
         }
     }
-    // A local JSON-pointer reference, only while no embedded resource can have moved the base.
-    if (hops == 0 || !map.contains_key("$id"))
-        && let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| local_target(document, r))
+    // A local reference, resolved as the translators resolve it: against the nearest `$id`.
+    if let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| crate::refs::resolve_once(document, r, pointer).ok())
+        && let Some(node) = document.pointer(&target)
     {
-        return object_only(target, document, hops + 1);
+        return object_only(node, &target, document, hops + 1);
     }
     false
-}
-
-/// The node a `#/...` reference names in `document`, when the document's root is its base.
-fn local_target<'a>(document: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if !(pointer.is_empty() || pointer.starts_with('/')) {
-        return None;
-    }
-    document.pointer(&crate::walk::percent_decode(pointer)?)
 }
 
 #[cfg(test)]
@@ -97,6 +90,8 @@ mod tests {
             json!({"oneOf": [{"type": "object"}, {"enum": [{}]}]}),
             json!({"$ref": "#/$defs/args", "$defs": {"args": {"type": "object"}}}),
             json!({"$ref": "#/$defs/a%25b", "$defs": {"a%b": {"type": "object"}}}),
+            json!({"$ref": "#args", "$defs": {"a": {"$anchor": "args", "type": "object"}}}),
+            json!({"allOf": [{"$id": "urn:x", "$ref": "#/$defs/o", "$defs": {"o": {"type": "object"}}}]}),
             json!(false),
         ] {
             assert!(accepts_only_objects(&yes), "{yes}");
@@ -116,6 +111,8 @@ mod tests {
             json!({"anyOf": []}),
             json!({"$ref": "#"}),
             json!({"$ref": "other.json"}),
+            // The embedded resource's `#/$defs/o` is its own, not the root's.
+            json!({"allOf": [{"$id": "urn:x", "$ref": "#/$defs/o", "$defs": {"o": {}}}], "$defs": {"o": {"type": "object"}}}),
         ] {
             assert!(!accepts_only_objects(&no), "{no}");
         }

@@ -27,8 +27,8 @@
 //!   not `type: "object"` (the declaration "must describe an object", and forcing one is opencode
 //!   #1667).
 //!
-//! The reference resolver, the refusal scan and the spill text live here too: `gemini-proto`
-//! shares them.
+//! The wording of reference refusals (the resolution itself is [`crate::refs`]'s), the refusal
+//! scan and the spill text live here too: `gemini-proto` shares them.
 
 use std::collections::BTreeSet;
 
@@ -36,6 +36,7 @@ use serde_json::{Map, Value, json};
 
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
+use crate::refs::{Charset, Names, RefError, Resolver};
 use crate::walk::{self, Occurrence};
 
 /// Gemini `parametersJsonSchema` (JSON Schema subset).
@@ -56,7 +57,11 @@ impl Translator for Gemini {
         if let Err(refusal) = scan(source, refused) {
             return Outcome::Refused(refusal);
         }
-        let mut build = Build { doc: Document::new(source), defs: Vec::new(), nodes: 0 };
+        let doc = match document(source) {
+            Ok(doc) => doc,
+            Err(refusal) => return Outcome::Refused(refusal),
+        };
+        let mut build = Build { names: Names::new(source, Charset::Word), doc, defs: Vec::new(), nodes: 0 };
         match build.finish() {
             Ok(schema) => Outcome::json_schema(schema),
             Err(refusal) => Outcome::Refused(refusal),
@@ -126,78 +131,26 @@ pub(super) fn too_large(pointer: &str) -> Refusal {
     Refusal::limit("schema-size", measured, value, format!("the projection would exceed {MAX_NODES} schema nodes at `{pointer}` (Gemini rejects schemas with \"too many states\")"))
 }
 
-/// The source document, for resolving `#` references the way draft 2020-12 does: a fragment is
-/// read against the nearest enclosing schema resource (a node with `$id`), either as a JSON
-/// pointer or as a plain-name anchor (`$anchor`, or `$dynamicAnchor`, which is also one).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Document<'a> {
-    root: &'a Value,
+/// The source document indexed for its references ([`crate::refs`]: fragments read against the
+/// nearest enclosing `$id`, anchors per resource).
+pub(super) fn document(source: &Value) -> Result<Resolver<'_>, Refusal> {
+    Resolver::new(source).map_err(|e| too_deep(&e.pointer))
 }
 
-impl<'a> Document<'a> {
-    pub(super) fn new(root: &'a Value) -> Self {
-        Self { root }
-    }
-
-    /// The value at a JSON pointer (`""` is the root).
-    pub(super) fn at(&self, pointer: &str) -> Option<&'a Value> {
-        self.root.pointer(pointer)
-    }
-
-    /// The pointer of the schema resource holding the node at `pointer`: the nearest node at or
-    /// above it with a string `$id`, else the document root.
-    fn resource_root(&self, pointer: &str) -> String {
-        let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
-        for len in (1..=tokens.len()).rev() {
-            let prefix: String = tokens[..len].iter().map(|t| format!("/{t}")).collect();
-            if self.at(&prefix).and_then(|v| v.get("$id")).is_some_and(Value::is_string) {
-                return prefix;
-            }
-        }
-        String::new()
-    }
-
-    /// The pointer of the schema a reference held by the node at `holder` names.
-    ///
-    /// # Errors
-    /// A sentence saying why the reference does not resolve in this document.
-    pub(super) fn resolve(&self, holder: &str, reference: &str) -> Result<String, String> {
-        let Some(fragment) = reference.strip_prefix('#') else {
-            return Err(format!("`{reference}`: {URI_REFUSAL}"));
+/// The pointer of the schema a reference held by the node at `holder` names.
+///
+/// # Errors
+/// A refusal of the `$ref` at `holder` saying why the reference does not resolve in this document.
+pub(super) fn resolve(doc: &Resolver<'_>, holder: &str, reference: &str) -> Result<String, Refusal> {
+    doc.resolve(reference, holder).map_err(|e| {
+        let why = match e {
+            RefError::OtherDocument => format!("`{reference}`: {URI_REFUSAL}"),
+            RefError::Malformed => format!("`{reference}` is not a valid percent-encoded fragment"),
+            RefError::UnknownAnchor { anchor } => format!("`{reference}`: no anchor `{anchor}` in this resource"),
+            RefError::NotASchema { .. } => format!("`{reference}` does not name a schema in this document"),
         };
-        let fragment = crate::walk::percent_decode(fragment).ok_or_else(|| format!("`{reference}` is not a valid percent-encoded fragment"))?;
-        let base = self.resource_root(holder);
-        let target = if fragment.is_empty() || fragment.starts_with('/') {
-            format!("{base}{fragment}")
-        } else {
-            self.anchor(&base, &fragment).ok_or_else(|| format!("`{reference}`: no anchor `{fragment}` in this resource"))?
-        };
-        match self.at(&target) {
-            Some(v) if walk::is_schema(v) => Ok(target),
-            _ => Err(format!("`{reference}` does not name a schema in this document")),
-        }
-    }
-
-    /// The node of resource `base` declaring the plain-name anchor `name`; nested resources (their
-    /// own `$id`) keep their anchors to themselves.
-    fn anchor(&self, base: &str, name: &str) -> Option<String> {
-        let mut stack = vec![(self.at(base)?, base.to_owned(), 0usize)];
-        while let Some((node, pointer, depth)) = stack.pop() {
-            if depth > walk::MAX_DEPTH {
-                return None;
-            }
-            if depth > 0 && node.get("$id").is_some_and(Value::is_string) {
-                continue;
-            }
-            if ["$anchor", "$dynamicAnchor"].iter().any(|k| node.get(*k).and_then(Value::as_str) == Some(name)) {
-                return Some(pointer);
-            }
-            for child in walk::children(node) {
-                stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), depth + 1));
-            }
-        }
-        None
-    }
+        Refusal::new("$ref", holder, why)
+    })
 }
 
 /// What a translator tells the model about keywords it could not express, and the annotations it
@@ -332,7 +285,8 @@ struct Frame {
 }
 
 struct Build<'a> {
-    doc: Document<'a>,
+    doc: Resolver<'a>,
+    names: Names,
     /// Targets kept as `$ref` (allowed cycles): (source pointer, name in `$defs`, projection).
     defs: Vec<(String, String, Option<Value>)>,
     nodes: usize,
@@ -340,7 +294,7 @@ struct Build<'a> {
 
 impl Build<'_> {
     fn finish(&mut self) -> Result<Value, Refusal> {
-        let root = self.doc.root;
+        let root = self.doc.root();
         let mut out = self.project(root, "", &mut Vec::new(), 0, 0)?;
         while let Some(index) = self.defs.iter().position(|(_, _, projected)| projected.is_none()) {
             let target = self.defs[index].0.clone();
@@ -359,19 +313,10 @@ impl Build<'_> {
 
     /// The `$defs` name of a target kept as a reference, registering it on first use.
     fn def_name(&mut self, target: &str) -> String {
-        if let Some((_, name, _)) = self.defs.iter().find(|(t, _, _)| t == target) {
-            return name.clone();
+        let (name, new) = self.names.name(target);
+        if new {
+            self.defs.push((target.to_owned(), name.clone(), None));
         }
-        let last = target.rsplit('/').next().unwrap_or_default();
-        let stem: String = last.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-        let stem = if stem.is_empty() { "root".to_owned() } else { stem };
-        let mut name = stem.clone();
-        let mut n = 2;
-        while self.defs.iter().any(|(_, taken, _)| *taken == name) {
-            name = format!("{stem}_{n}");
-            n += 1;
-        }
-        self.defs.push((target.to_owned(), name.clone(), None));
         name
     }
 
@@ -396,7 +341,7 @@ impl Build<'_> {
     }
 
     fn reference(&mut self, holder: &str, reference: &str, frames: &mut Vec<Frame>, optional: usize, depth: usize) -> Result<Value, Refusal> {
-        let target = self.doc.resolve(holder, reference).map_err(|m| Refusal::new("$ref", holder, m))?;
+        let target = resolve(&self.doc, holder, reference)?;
         let entered: Vec<usize> = frames.iter().filter(|f| f.target == target).map(|f| f.optional_at_entry).collect();
         if let Some(&nearest) = entered.last() {
             if optional > nearest {
@@ -709,11 +654,17 @@ mod tests {
     #[test]
     fn fragments_resolve_against_the_nearest_resource() {
         let doc = json!({"properties": {"v": {"$id": "urn:x", "$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a"}}});
-        let d = Document::new(&doc);
-        assert_eq!(d.resolve("/properties/v", "#/$defs/a").unwrap(), "/properties/v/$defs/a");
+        let d = document(&doc).unwrap();
+        assert_eq!(resolve(&d, "/properties/v", "#/$defs/a").unwrap(), "/properties/v/$defs/a");
         let anchored = json!({"$defs": {"x": {"$anchor": "here", "type": "null"}}});
-        assert_eq!(Document::new(&anchored).resolve("", "#here").unwrap(), "/$defs/x");
-        assert_eq!(Document::new(&anchored).resolve("", "#/%24defs/x").unwrap(), "/$defs/x");
+        let d = document(&anchored).unwrap();
+        assert_eq!(resolve(&d, "", "#here").unwrap(), "/$defs/x");
+        assert_eq!(resolve(&d, "", "#/%24defs/x").unwrap(), "/$defs/x");
+        let refused = |r: &str| resolve(&d, "/properties/p", r).unwrap_err().to_string();
+        assert!(refused("#there").contains("no anchor `there` in this resource"), "{}", refused("#there"));
+        assert!(refused("#/%zz").contains("is not a valid percent-encoded fragment"));
+        assert!(refused("#/required").contains("does not name a schema in this document"));
+        assert!(refused("x.json").contains(URI_REFUSAL));
     }
 
     #[test]

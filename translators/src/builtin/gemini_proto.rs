@@ -38,7 +38,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::gemini::{Document, Notes, URI_REFUSAL, count, provably_disjoint, scan, too_deep, too_large, whole};
+use super::gemini::{Notes, URI_REFUSAL, count, document, provably_disjoint, resolve, scan, too_deep, too_large, whole};
+use crate::refs::Resolver;
 use crate::codec::Codec;
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
@@ -63,7 +64,11 @@ impl Translator for GeminiProto {
         if let Err(refusal) = scan(source, refused) {
             return Outcome::Refused(refusal);
         }
-        let mut build = Build { doc: Document::new(source), nodes: 0 };
+        let doc = match document(source) {
+            Ok(doc) => doc,
+            Err(refusal) => return Outcome::Refused(refusal),
+        };
+        let mut build = Build { doc, nodes: 0 };
         let projected = build.lower(source, "", &mut Vec::new(), 0).and_then(|root| build.emit_root(root));
         match projected {
             Ok(schema) => Outcome::Projected(Projection { schema, dialect: Dialect::GeminiProto, codec: Codec::Identity, strict: None }),
@@ -274,7 +279,7 @@ fn never() -> Value {
 }
 
 struct Build<'a> {
-    doc: Document<'a>,
+    doc: Resolver<'a>,
     nodes: usize,
 }
 
@@ -530,7 +535,7 @@ impl Build<'_> {
     }
 
     fn reference(&mut self, holder: &str, reference: &str, frames: &mut Vec<String>, depth: usize) -> Result<Disj, Refusal> {
-        let target = self.doc.resolve(holder, reference).map_err(|m| Refusal::new("$ref", holder, m))?;
+        let target = resolve(&self.doc, holder, reference)?;
         if frames.iter().filter(|t| **t == target).count() > MAX_UNROLL {
             // The cycle is cut here: nothing deeper is accepted (a narrowing the table names).
             return Ok(Vec::new());

@@ -16,8 +16,10 @@
 //! rather than dropping them (a dropped `not` inverts what it forbade, D7), and rewrites the
 //! structure exactly:
 //!
-//! - every reference is resolved (through embedded resources and anchors), its target hoisted into
-//!   the root `$defs` under a plain name, and nested `$id`/`$anchor`/`$defs` removed;
+//! - every reference is resolved (through embedded resources and anchors, by [`crate::refs`]), its
+//!   target hoisted into the root `$defs` under a plain name (the shared scheme,
+//!   [`crate::refs::Names`], in walle's `[A-Za-z0-9_.-]`), and nested `$id`/`$anchor`/`$defs`
+//!   removed;
 //! - an untyped node becomes an `anyOf` with one branch per JSON type it admits, each keeping the
 //!   keywords that apply to that type (`{enum: [a, b]}` becomes `{type: string, enum: [a, b]}`;
 //!   `{}` becomes six typed branches): never an invented `type: string` (kimi-cli#2621);
@@ -45,8 +47,8 @@ use crate::algebra::combine::{Types, admitted_types, domain};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
-use crate::walk::percent_decode;
-use crate::vocabulary::{self, ValueKind};
+use crate::refs::{Charset, Names, Resolver};
+use crate::vocabulary;
 use crate::walk;
 
 /// Moonshot/Kimi MFJS.
@@ -141,117 +143,36 @@ struct Hoisted {
 }
 
 struct Hoister<'a> {
-    document: &'a Value,
-    /// `(resource root pointer, anchor name)` -> pointer of the anchored node.
-    anchors: BTreeMap<(String, String), String>,
-    /// Target pointer -> hoisted name.
-    names: BTreeMap<String, String>,
-    taken: BTreeSet<String>,
+    resolver: Resolver<'a>,
+    names: Names,
+    /// Targets named but not yet hoisted.
     pending: Vec<String>,
 }
 
 impl<'a> Hoister<'a> {
     fn run(document: &'a Value) -> Result<Hoisted, Refusal> {
-        let mut hoister = Self { document, anchors: BTreeMap::new(), names: BTreeMap::new(), taken: BTreeSet::new(), pending: Vec::new() };
-        hoister.index_anchors(document, "", "", 0);
+        let resolver = Resolver::new(document).map_err(|e| too_deep(&e.to_string()))?;
+        let mut hoister = Self { resolver, names: Names::new(document, Charset::Dotted), pending: Vec::new() };
         let root = hoister.rewritten("")?;
         let mut defs = BTreeMap::new();
         while let Some(target) = hoister.pending.pop() {
-            let Some(name) = hoister.names.get(&target).cloned() else { continue };
+            let Some(name) = hoister.names.get(&target).map(str::to_owned) else { continue };
             defs.insert(name, hoister.rewritten(&target)?);
         }
         Ok(Hoisted { root, defs })
     }
 
-    fn index_anchors(&mut self, node: &Value, pointer: &str, resource: &str, depth: usize) {
-        let Some(map) = node.as_object() else { return };
-        if depth > walk::MAX_DEPTH {
-            return;
-        }
-        let resource = if !pointer.is_empty() && map.get("$id").is_some_and(Value::is_string) { pointer } else { resource };
-        for key in ["$anchor", "$dynamicAnchor"] {
-            if let Some(name) = map.get(key).and_then(Value::as_str) {
-                self.anchors.entry((resource.to_owned(), name.to_owned())).or_insert_with(|| pointer.to_owned());
-            }
-        }
-        for child in walk::children(node) {
-            self.index_anchors(child.schema, &format!("{pointer}{}", child.pointer_suffix()), resource, depth + 1);
-        }
-    }
-
-    /// The resource root (nearest schema with `$id`, else the document) a pointer lies in.
-    fn resource_of(&self, pointer: &str) -> String {
-        let mut resource = String::new();
-        let mut node = self.document;
-        let mut at = String::new();
-        let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
-        let mut i = 0;
-        loop {
-            if !at.is_empty() && node.get("$id").is_some_and(Value::is_string) {
-                resource.clone_from(&at);
-            }
-            let Some(keyword) = tokens.get(i) else { break };
-            let steps = match walk::value_kind(&unescape(keyword)) {
-                Some(ValueKind::SchemaMap | ValueKind::SchemaArray) => 2,
-                Some(ValueKind::Schema) => 1,
-                _ => break,
-            };
-            for _ in 0..steps {
-                let Some(token) = tokens.get(i) else { break };
-                at.push('/');
-                at.push_str(token);
-                node = match node {
-                    Value::Object(m) => m.get(&unescape(token)).unwrap_or(&Value::Null),
-                    Value::Array(a) => token.parse::<usize>().ok().and_then(|n| a.get(n)).unwrap_or(&Value::Null),
-                    _ => &Value::Null,
-                };
-                i += 1;
-            }
-        }
-        resource
-    }
-
-    /// The document pointer a fragment reference at `pointer` names.
-    fn resolve(&self, pointer: &str, reference: &str) -> Option<String> {
-        let fragment = percent_decode(reference.strip_prefix('#')?)?;
-        let resource = self.resource_of(pointer);
-        let target = if fragment.is_empty() || fragment.starts_with('/') {
-            format!("{resource}{fragment}")
-        } else {
-            self.anchors.get(&(resource, fragment))?.clone()
-        };
-        self.document.pointer(&target).filter(|v| walk::is_schema(v)).map(|_| target)
-    }
-
     fn name_for(&mut self, target: &str) -> String {
-        if let Some(name) = self.names.get(target) {
-            return name.clone();
+        let (name, new) = self.names.name(target);
+        if new {
+            self.pending.push(target.to_owned());
         }
-        let last = target.rsplit('/').next().map(unescape).unwrap_or_default();
-        let plain = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-        let mut name = if target == format!("/$defs/{}", walk::escape(&last)) && plain(&last) {
-            last
-        } else {
-            let cleaned: String = last.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-')).collect();
-            if cleaned.is_empty() || cleaned.chars().all(|c| c.is_ascii_digit()) { format!("def-{cleaned}") } else { cleaned }
-        };
-        if self.taken.contains(&name) {
-            let base = name.clone();
-            let mut n = 2;
-            while self.taken.contains(&name) {
-                name = format!("{base}-{n}");
-                n += 1;
-            }
-        }
-        self.taken.insert(name.clone());
-        self.names.insert(target.to_owned(), name.clone());
-        self.pending.push(target.to_owned());
         name
     }
 
     /// A copy of the schema at `pointer` with references rewritten and resource keywords removed.
     fn rewritten(&mut self, pointer: &str) -> Result<Value, Refusal> {
-        let node = self.document.pointer(pointer).cloned().unwrap_or(Value::Bool(true));
+        let node = self.resolver.at(pointer).cloned().unwrap_or(Value::Bool(true));
         self.rewrite(&node, pointer, pointer.is_empty(), 0)
     }
 
@@ -263,8 +184,9 @@ impl<'a> Hoister<'a> {
         let Value::Object(mut map) = mapped else { return Ok(mapped) };
         if let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_owned) {
             let target = self
-                .resolve(pointer, &reference)
-                .ok_or_else(|| Refusal::new("$ref", pointer, format!("`{reference}` does not name a schema in this document")))?;
+                .resolver
+                .resolve(&reference, pointer)
+                .map_err(|_| Refusal::new("$ref", pointer, format!("`{reference}` does not name a schema in this document")))?;
             let rewritten = if target.is_empty() { "#".to_owned() } else { format!("#/$defs/{}", self.name_for(&target)) };
             map.insert("$ref".to_owned(), Value::from(rewritten));
         }
@@ -279,10 +201,6 @@ impl<'a> Hoister<'a> {
         }
         Ok(Value::Object(map))
     }
-}
-
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
 }
 
 // ---- the normal form -----------------------------------------------------------------------

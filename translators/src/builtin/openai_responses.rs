@@ -18,7 +18,9 @@
 
 use serde_json::{Map, Value};
 
-use super::openai_common::{Resolver, pointer_tokens, provably_disjoint};
+use super::openai_common::provably_disjoint;
+use crate::locate::tokens as pointer_tokens;
+use crate::refs::Resolver;
 use crate::walk::percent_decode;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
@@ -128,9 +130,9 @@ impl Rewriter<'_> {
         if !fragment.starts_with('/') {
             return None; // an anchor name: anchors move with their nodes
         }
-        let base = self.resolver.base_of(pointer);
+        let base = self.resolver.resource_of(pointer);
         let target = format!("{base}{fragment}");
-        let (new_base, new_target) = (self.remap(base), self.remap(&target));
+        let (new_base, new_target) = (self.remap(&base), self.remap(&target));
         if new_target == target && new_base == base {
             return None;
         }
@@ -165,7 +167,7 @@ impl Rewriter<'_> {
     fn disjoint_at(&self, pointer: &str) -> bool {
         let Some(branches) = self.source.pointer(pointer).and_then(|n| n.get("oneOf")).and_then(Value::as_array) else { return false };
         let list: Vec<(String, &Value)> = branches.iter().enumerate().map(|(i, b)| (format!("{pointer}/oneOf/{i}"), b)).collect();
-        provably_disjoint(self.source, &list, &|at, r| self.resolver.resolve(r, at))
+        provably_disjoint(self.source, &list, &|at, r| self.resolver.resolve(r, at).ok())
     }
 }
 

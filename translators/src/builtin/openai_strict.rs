@@ -30,22 +30,24 @@
 //!   outside OpenAI's list, ...) are spilled into the description: a named widening, never a
 //!   silent drop. Annotations (`default` as ` (default: X)`, `examples`, `deprecated`) are
 //!   spilled too, which changes nothing that validates.
-//! - **References** are resolved at translation time (through `$id` and `$anchor`) and re-aimed at
-//!   root `$defs`: OpenAI resolves `#` and `#/$defs/<name>`, so any other target is hoisted into a
-//!   definition of its own. Recursion is kept.
+//! - **References** are resolved at translation time (through `$id` and `$anchor`, by
+//!   [`crate::refs`]) and re-aimed at root `$defs`: OpenAI resolves `#` and `#/$defs/<name>`, so any
+//!   other target is hoisted into a definition of its own, named by the shared scheme
+//!   ([`crate::refs::Names`], in OpenAI's `[A-Za-z0-9_-]`). Recursion is kept.
 //! - **A `false` subschema** is never turned into `{}`: an optional property that must be absent is
 //!   left out of the closed object, anywhere else `false` becomes a node no value satisfies
 //!   (`{type: integer, minimum: 1, maximum: 0}`, inside the subset).
 //! - **Documented limits** (object nesting, property count, enum values, total string length) are
 //!   checked on the projection and refused with `limit:<name>`.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use serde_json::{Map, Value, json};
 
 use crate::algebra::numbers::{least_common_multiple, pick_bound};
 use crate::algebra::patterns::combine_patterns;
-use super::openai_common::{Resolver, Types, json_eq, pointer_tokens, provably_disjoint, value_set};
+use super::openai_common::{Types, json_eq, provably_disjoint, value_set};
+use crate::refs::{Charset, Names, Resolver};
 use crate::codec::{Codec, NullSite};
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
@@ -197,7 +199,7 @@ fn project(source: &Value) -> Result<Projection, Refusal> {
     while let Some(pointer) = state.queue.pop_front() {
         let target = prepared.pointer(&pointer).ok_or_else(|| Refusal::new("$ref", "", format!("`#{pointer}` does not resolve")))?;
         let translated = state.translate(target, 0)?;
-        let name = state.names.get(&pointer).cloned().unwrap_or_default();
+        let name = state.names.get(&pointer).unwrap_or_default().to_owned();
         definitions.insert(name, translated);
     }
     if let Some(name) = &state.any_name {
@@ -241,7 +243,7 @@ fn prepare(node: &Value, pointer: &str, resolver: &Resolver<'_>, depth: usize) -
         let text = reference.as_str().unwrap_or_default();
         let target = resolver
             .resolve(text, pointer)
-            .ok_or_else(|| Refusal::new("$ref", pointer, format!("`{reference}` does not resolve to a schema in this document")))?;
+            .map_err(|_| Refusal::new("$ref", pointer, format!("`{reference}` does not resolve to a schema in this document")))?;
         map.insert("$ref".to_owned(), Value::String(format!("#{target}")));
     }
     Ok(Value::Object(map))
@@ -263,11 +265,9 @@ fn any_value_definition(name: &str) -> Value {
 struct State<'a> {
     /// The prepared source: every `$ref` is `#<document pointer>`.
     doc: &'a Value,
-    /// Document pointer of a reference target -> its definition name in the projection.
-    names: BTreeMap<String, String>,
-    /// Root `$defs` names kept as they are, until first referenced.
-    reserved: BTreeMap<String, String>,
-    used: BTreeSet<String>,
+    /// Document pointer of a reference target -> its definition name in the projection (root
+    /// `$defs` names kept where plain).
+    names: Names,
     queue: VecDeque<String>,
     any_name: Option<String>,
     budget: usize,
@@ -275,25 +275,7 @@ struct State<'a> {
 
 impl<'a> State<'a> {
     fn new(doc: &'a Value) -> Self {
-        let mut reserved = BTreeMap::new();
-        let mut used = BTreeSet::new();
-        for name in doc.get("$defs").and_then(Value::as_object).into_iter().flat_map(Map::keys) {
-            if sanitize(name) == *name && used.insert(name.clone()) {
-                reserved.insert(format!("/$defs/{}", walk::escape(name)), name.clone());
-            }
-        }
-        Self { doc, names: BTreeMap::new(), reserved, used, queue: VecDeque::new(), any_name: None, budget: MERGE_BUDGET }
-    }
-
-    fn fresh_name(&mut self, base: &str) -> String {
-        let base = sanitize(base);
-        let mut name = base.clone();
-        let mut n = 2;
-        while !self.used.insert(name.clone()) {
-            name = format!("{base}_{n}");
-            n += 1;
-        }
-        name
+        Self { doc, names: Names::new(doc, Charset::Dashed), queue: VecDeque::new(), any_name: None, budget: MERGE_BUDGET }
     }
 
     /// The projection's reference to the schema at `pointer` in the document.
@@ -301,18 +283,10 @@ impl<'a> State<'a> {
         if pointer.is_empty() {
             return "#".to_owned();
         }
-        let name = match self.names.get(pointer) {
-            Some(name) => name.clone(),
-            None => {
-                let name = match self.reserved.remove(pointer) {
-                    Some(name) => name,
-                    None => self.fresh_name(&definition_name(pointer)),
-                };
-                self.names.insert(pointer.to_owned(), name.clone());
-                self.queue.push_back(pointer.to_owned());
-                name
-            }
-        };
+        let (name, new) = self.names.name(pointer);
+        if new {
+            self.queue.push_back(pointer.to_owned());
+        }
         format!("#/$defs/{name}")
     }
 
@@ -320,7 +294,7 @@ impl<'a> State<'a> {
         let name = match &self.any_name {
             Some(name) => name.clone(),
             None => {
-                let name = self.fresh_name("json_value");
+                let name = self.names.fresh("json_value");
                 self.any_name = Some(name.clone());
                 name
             }
@@ -801,23 +775,6 @@ fn close_unevaluated(map: &Map<String, Value>) -> Map<String, Value> {
         map.entry("additionalProperties").or_insert(Value::Bool(false));
     }
     map
-}
-
-/// A definition name (letters, digits, `_`, `-`) derived from where the target stands.
-fn definition_name(pointer: &str) -> String {
-    let tokens = pointer_tokens(pointer);
-    if let [container, name] = tokens.as_slice()
-        && matches!(container.as_str(), "$defs" | "definitions")
-    {
-        return name.clone();
-    }
-    let parts: Vec<&str> = tokens.iter().map(String::as_str).filter(|t| !matches!(*t, "$defs" | "definitions" | "properties")).collect();
-    parts.join("_")
-}
-
-fn sanitize(name: &str) -> String {
-    let cleaned: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).take(64).collect();
-    if cleaned.is_empty() { "def".to_owned() } else { cleaned }
 }
 
 fn copy(from: &Map<String, Value>, to: &mut Map<String, Value>, keys: &[&str]) {

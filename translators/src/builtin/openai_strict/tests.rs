@@ -134,9 +134,11 @@ fn references_are_resolved_and_hoisted_to_root_definitions() {
     }));
     let defs = p.schema["$defs"].as_object().unwrap();
     let names: Vec<&str> = defs.keys().map(String::as_str).collect();
-    assert_eq!(names, ["a_x", "a", "a_x_2", "odd_name"]);
+    // One naming scheme for every translator (`refs::Names`): the last token, cleaned, `-2` on a
+    // clash; a root definition keeps its name only when it is already plain.
+    assert_eq!(names, ["x", "a", "x-2", "oddname"]);
     assert_eq!(p.schema["properties"]["a"]["properties"]["self"], json!({"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}));
-    assert_eq!(p.schema["properties"]["c"], json!({"$ref": "#/$defs/odd_name"}));
+    assert_eq!(p.schema["properties"]["c"], json!({"$ref": "#/$defs/oddname"}));
     for occurrence in walk::occurrences(&p.schema).unwrap().iter().filter(|o| o.keyword == "$ref") {
         let target = occurrence.value.as_str().unwrap().strip_prefix('#').unwrap();
         assert!(p.schema.pointer(target).is_some(), "dangling {}", occurrence.value);

@@ -1,0 +1,407 @@
+//! The one reference resolver and the one `$defs` naming scheme of the built-in translators.
+//!
+//! [`Resolver`] indexes a document once and resolves a `$ref` written at a schema position the way
+//! draft 2020-12 does within one document: a fragment is read against the nearest enclosing schema
+//! resource (the nearest node with a string `$id`, else the document root), either as a JSON
+//! pointer (percent-decoded first, then `~0`/`~1` unescaped by the pointer) or as a plain-name
+//! anchor declared by `$anchor` or `$dynamicAnchor` *in that resource* (an embedded resource keeps
+//! its anchors to itself). It guarantees:
+//!
+//! - a resolved target is a document pointer to a schema (an object or a boolean), never to data;
+//! - a failure is a typed [`RefError`], so every translator words its own refusal;
+//! - indexing visits only schema positions (through [`walk::children`]) and stops with
+//!   [`walk::TooDeep`] past [`walk::MAX_DEPTH`], so no document can make it recurse without bound.
+//!
+//! References to other documents (anything not starting with `#`) are never fetched: they are
+//! [`RefError::OtherDocument`].
+//!
+//! [`Names`] turns target pointers into plain, unique root `$defs` names, one scheme for every
+//! translator that hoists: a root `$defs/<name>` keeps its name when it is plain, anything else is
+//! named after its last pointer token, cleaned to the target's character set. The character set is
+//! the one parameter ([`Charset`]), since providers differ in which `$defs` keys they accept.
+//!
+//! This lives beside [`walk`] rather than in `algebra`: it is about where things are in a
+//! document, not what a schema means.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::vocabulary::ValueKind;
+use crate::walk;
+
+/// Why a reference does not resolve in its document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RefError {
+    /// The reference is not a `#` fragment: it names another document, which is never fetched.
+    OtherDocument,
+    /// The fragment's `%XX` escapes are malformed or do not spell UTF-8.
+    Malformed,
+    /// A plain-name fragment that no `$anchor`/`$dynamicAnchor` of the resource declares.
+    UnknownAnchor {
+        /// The anchor name, decoded.
+        anchor: String,
+    },
+    /// The pointer names nothing, or names data rather than a schema.
+    NotASchema {
+        /// The document pointer the fragment led to.
+        target: String,
+    },
+}
+
+/// A document indexed for resolving `#` references: every `$anchor`/`$dynamicAnchor` by the
+/// resource declaring it.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolver<'a> {
+    root: &'a Value,
+    /// `(resource root pointer, anchor name)` -> pointer of the anchored node; the first in
+    /// document order wins (a resource declaring an anchor twice is invalid anyway).
+    anchors: BTreeMap<(String, String), String>,
+}
+
+impl<'a> Resolver<'a> {
+    /// Index `root`.
+    ///
+    /// # Errors
+    /// [`walk::TooDeep`] when the document nests past [`walk::MAX_DEPTH`].
+    pub(crate) fn new(root: &'a Value) -> Result<Self, walk::TooDeep> {
+        let mut anchors = BTreeMap::new();
+        // Children are pushed in reverse so that nodes are visited in document order.
+        let mut stack = vec![(root, String::new(), String::new(), 0usize)];
+        while let Some((node, pointer, inherited, depth)) = stack.pop() {
+            if depth > walk::MAX_DEPTH {
+                return Err(walk::TooDeep { pointer });
+            }
+            let resource = if node.get("$id").is_some_and(Value::is_string) { pointer.clone() } else { inherited };
+            for key in ["$anchor", "$dynamicAnchor"] {
+                if let Some(name) = node.get(key).and_then(Value::as_str) {
+                    anchors.entry((resource.clone(), name.to_owned())).or_insert_with(|| pointer.clone());
+                }
+            }
+            for child in walk::children(node).into_iter().rev() {
+                stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), resource.clone(), depth + 1));
+            }
+        }
+        Ok(Self { root, anchors })
+    }
+
+    /// The document.
+    #[must_use]
+    pub(crate) fn root(&self) -> &'a Value {
+        self.root
+    }
+
+    /// The value at a document pointer (`""` is the root).
+    #[must_use]
+    pub(crate) fn at(&self, pointer: &str) -> Option<&'a Value> {
+        self.root.pointer(pointer)
+    }
+
+    /// The pointer of the schema resource holding the position `pointer`: the nearest schema at or
+    /// above it with a string `$id`, else the document root (`""`). Only schema positions count:
+    /// the walk down follows keywords whose values are schemas and stops at data.
+    #[must_use]
+    pub(crate) fn resource_of(&self, pointer: &str) -> String {
+        let tokens: Vec<String> = crate::locate::tokens(pointer);
+        let mut resource = String::new();
+        let mut node = self.root;
+        let mut at = String::new();
+        let mut i = 0;
+        loop {
+            if !at.is_empty() && node.get("$id").is_some_and(Value::is_string) {
+                resource.clone_from(&at);
+            }
+            let Some(keyword) = tokens.get(i) else { break };
+            let steps = match walk::value_kind(keyword) {
+                Some(ValueKind::SchemaMap | ValueKind::SchemaArray) => 2,
+                Some(ValueKind::Schema) => 1,
+                _ => break,
+            };
+            for _ in 0..steps {
+                let Some(token) = tokens.get(i) else { break };
+                at.push('/');
+                at.push_str(&walk::escape(token));
+                node = match node {
+                    Value::Object(map) => map.get(token).unwrap_or(&Value::Null),
+                    Value::Array(items) => token.parse::<usize>().ok().and_then(|n| items.get(n)).unwrap_or(&Value::Null),
+                    _ => &Value::Null,
+                };
+                i += 1;
+            }
+        }
+        resource
+    }
+
+    /// The document pointer of the schema a reference written at the schema position `at` names.
+    ///
+    /// # Errors
+    /// A [`RefError`] saying why it names no schema of this document.
+    pub(crate) fn resolve(&self, reference: &str, at: &str) -> Result<String, RefError> {
+        let fragment = reference.strip_prefix('#').ok_or(RefError::OtherDocument)?;
+        let fragment = walk::percent_decode(fragment).ok_or(RefError::Malformed)?;
+        let resource = self.resource_of(at);
+        let target = if fragment.is_empty() || fragment.starts_with('/') {
+            format!("{resource}{fragment}")
+        } else {
+            let key = (resource, fragment);
+            match self.anchors.get(&key) {
+                Some(target) => target.clone(),
+                None => return Err(RefError::UnknownAnchor { anchor: key.1 }),
+            }
+        };
+        match self.at(&target) {
+            Some(value) if walk::is_schema(value) => Ok(target),
+            _ => Err(RefError::NotASchema { target }),
+        }
+    }
+}
+
+/// [`Resolver::resolve`] for a single reference, indexing anchors only when the fragment is one:
+/// for callers that resolve a reference now and then and should not index the document each time.
+///
+/// # Errors
+/// As [`Resolver::resolve`]; a document too deep to index has no anchors.
+pub(crate) fn resolve_once(root: &Value, reference: &str, at: &str) -> Result<String, RefError> {
+    let fragment = reference.strip_prefix('#').ok_or(RefError::OtherDocument)?;
+    let anchored = walk::percent_decode(fragment).is_some_and(|f| !f.is_empty() && !f.starts_with('/'));
+    let unindexed = || Resolver { root, anchors: BTreeMap::new() };
+    let resolver = if anchored { Resolver::new(root).unwrap_or_else(|_| unindexed()) } else { unindexed() };
+    resolver.resolve(reference, at)
+}
+
+/// Which characters a target accepts in a `$defs` name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Charset {
+    /// `[A-Za-z0-9_-]`: OpenAI strict mode (`#/$defs/[A-Za-z0-9_-]+`, its grammar).
+    Dashed,
+    /// `[A-Za-z0-9_.-]`: Moonshot's walle (`#/$defs/[A-Za-z0-9_.-]+`).
+    Dotted,
+    /// `[A-Za-z0-9_]`: identifiers, for targets that state no rule (Gemini); no `-` either, so a
+    /// name reads as an identifier wherever a client turns definitions into types.
+    Word,
+}
+
+impl Charset {
+    fn allows(self, c: char) -> bool {
+        c.is_ascii_alphanumeric()
+            || c == '_'
+            || match self {
+                Self::Dashed => c == '-',
+                Self::Dotted => matches!(c, '-' | '.'),
+                Self::Word => false,
+            }
+    }
+
+    /// What joins a stem to its clash counter (`-2`, or `_2` where `-` is not allowed).
+    fn separator(self) -> char {
+        if self.allows('-') { '-' } else { '_' }
+    }
+}
+
+/// The longest name [`Names`] derives (OpenAI's own limit for names; generous elsewhere).
+const MAX_NAME: usize = 64;
+
+/// Plain, unique root `$defs` names for hoisted targets.
+///
+/// A target at `/$defs/<name>` keeps `<name>` when it is plain (non-empty, within the charset,
+/// at most [`MAX_NAME`] characters); those names are reserved when the scheme is created, so no
+/// other target takes them first. Any other target is named after its last pointer token with the
+/// characters outside the charset removed (the document root is `root`); an empty or numeric stem
+/// becomes `def-<stem>`, and a name already taken gets `-2`, `-3`, ... (with `_` where `-` is
+/// not allowed).
+#[derive(Debug, Clone)]
+pub(crate) struct Names {
+    charset: Charset,
+    /// Target pointer -> its name.
+    names: BTreeMap<String, String>,
+    /// Root `$defs` targets whose names are kept, until first named.
+    reserved: BTreeMap<String, String>,
+    taken: BTreeSet<String>,
+}
+
+impl Names {
+    /// A scheme for `document`, reserving the plain names of its root `$defs`.
+    #[must_use]
+    pub(crate) fn new(document: &Value, charset: Charset) -> Self {
+        let mut reserved = BTreeMap::new();
+        let mut taken = BTreeSet::new();
+        for name in document.get("$defs").and_then(Value::as_object).into_iter().flat_map(serde_json::Map::keys) {
+            if plain(name, charset) && taken.insert(name.clone()) {
+                reserved.insert(format!("/$defs/{}", walk::escape(name)), name.clone());
+            }
+        }
+        Self { charset, names: BTreeMap::new(), reserved, taken }
+    }
+
+    /// The name already given to `target`, if any.
+    #[must_use]
+    pub(crate) fn get(&self, target: &str) -> Option<&str> {
+        self.names.get(target).map(String::as_str)
+    }
+
+    /// The name of `target`, and whether this call gave it (the caller then has a definition to
+    /// write).
+    pub(crate) fn name(&mut self, target: &str) -> (String, bool) {
+        if let Some(name) = self.names.get(target) {
+            return (name.clone(), false);
+        }
+        let name = match self.reserved.remove(target) {
+            Some(name) => name,
+            None => {
+                let stem = self.stem(target);
+                self.fresh(&stem)
+            }
+        };
+        self.names.insert(target.to_owned(), name.clone());
+        (name, true)
+    }
+
+    /// A name for something that is not a document target (a definition the translator writes
+    /// itself), `base` cleaned and made unique.
+    pub(crate) fn fresh(&mut self, base: &str) -> String {
+        let stem = self.clean(base);
+        let mut name = stem.clone();
+        let mut n = 2;
+        while !self.taken.insert(name.clone()) {
+            name = format!("{stem}{}{n}", self.charset.separator());
+            n += 1;
+        }
+        name
+    }
+
+    fn stem(&self, target: &str) -> String {
+        if target.is_empty() {
+            return "root".to_owned();
+        }
+        let last = crate::locate::tokens(target).pop().unwrap_or_default();
+        self.clean(&last)
+    }
+
+    fn clean(&self, raw: &str) -> String {
+        let cleaned: String = raw.chars().filter(|c| self.charset.allows(*c)).take(MAX_NAME).collect();
+        if cleaned.is_empty() {
+            "def".to_owned()
+        } else if cleaned.chars().all(|c| c.is_ascii_digit()) {
+            format!("def{}{cleaned}", self.charset.separator())
+        } else {
+            cleaned
+        }
+    }
+}
+
+fn plain(name: &str, charset: Charset) -> bool {
+    !name.is_empty() && name.chars().count() <= MAX_NAME && name.chars().all(|c| charset.allows(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn fragments_resolve_against_the_nearest_embedded_resource() {
+        let doc = json!({
+            "$defs": {"a": {"type": "null"}},
+            "properties": {
+                "v": {"$id": "urn:x", "$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a",
+                      "properties": {"w": {"$ref": "#"}}},
+                "b": {"$ref": "#/properties/v"}
+            }
+        });
+        let r = Resolver::new(&doc).unwrap();
+        assert_eq!(r.resolve("#/$defs/a", "/properties/v"), Ok("/properties/v/$defs/a".to_owned()));
+        assert_eq!(r.resolve("#", "/properties/v/properties/w"), Ok("/properties/v".to_owned()));
+        assert_eq!(r.resolve("#/$defs/a", "/properties/b"), Ok("/$defs/a".to_owned()));
+        assert_eq!(r.resolve("#/properties/v", "/properties/b"), Ok("/properties/v".to_owned()));
+        assert_eq!(r.resource_of("/properties/v/$defs/a"), "/properties/v");
+        assert_eq!(r.resource_of("/properties/b"), "");
+    }
+
+    #[test]
+    fn anchors_belong_to_their_resource() {
+        let doc = json!({
+            "$defs": {"top": {"$anchor": "here", "type": "null"}},
+            "properties": {
+                "v": {"$id": "urn:x", "$defs": {"in": {"$dynamicAnchor": "here", "type": "string"}}},
+                "w": {"$ref": "#here"}
+            }
+        });
+        let r = Resolver::new(&doc).unwrap();
+        assert_eq!(r.resolve("#here", ""), Ok("/$defs/top".to_owned()));
+        assert_eq!(r.resolve("#here", "/properties/v"), Ok("/properties/v/$defs/in".to_owned()));
+        assert_eq!(r.resolve("#here", "/properties/w"), Ok("/$defs/top".to_owned()));
+        assert_eq!(r.resolve("#elsewhere", ""), Err(RefError::UnknownAnchor { anchor: "elsewhere".to_owned() }));
+    }
+
+    #[test]
+    fn fragments_are_percent_decoded_then_pointer_unescaped() {
+        let doc = json!({"$defs": {"percent%field": true, "a/b": {"type": "string"}, "t~x": false, "a b": {}}});
+        let r = Resolver::new(&doc).unwrap();
+        assert_eq!(r.resolve("#/$defs/percent%25field", ""), Ok("/$defs/percent%field".to_owned()));
+        assert_eq!(r.resolve("#/%24defs/a~1b", ""), Ok("/$defs/a~1b".to_owned()));
+        assert_eq!(r.resolve("#/$defs/t~0x", ""), Ok("/$defs/t~0x".to_owned()));
+        assert_eq!(r.resolve("#/$defs/a%20b", ""), Ok("/$defs/a b".to_owned()));
+        assert_eq!(r.resolve("#/$defs/bad%2", ""), Err(RefError::Malformed));
+        assert_eq!(r.resolve("#/$defs/bad%ff", ""), Err(RefError::Malformed));
+    }
+
+    #[test]
+    fn data_and_missing_targets_and_other_documents_are_errors() {
+        let doc = json!({"enum": [{"type": "string"}], "const": 3, "properties": {"a": {"type": "string"}}});
+        let r = Resolver::new(&doc).unwrap();
+        assert_eq!(r.resolve("#/const", ""), Err(RefError::NotASchema { target: "/const".to_owned() }));
+        assert_eq!(r.resolve("#/nowhere", ""), Err(RefError::NotASchema { target: "/nowhere".to_owned() }));
+        assert_eq!(r.resolve("other.json#/a", ""), Err(RefError::OtherDocument));
+        assert_eq!(r.resolve("https://example.com/s.json", ""), Err(RefError::OtherDocument));
+        // `enum` holds data, so an anchor-like key inside it declares nothing.
+        let data = json!({"enum": [{"$anchor": "x"}]});
+        assert!(matches!(Resolver::new(&data).unwrap().resolve("#x", ""), Err(RefError::UnknownAnchor { .. })));
+    }
+
+    #[test]
+    fn one_shot_resolution_agrees_with_the_index() {
+        let doc = json!({"$defs": {"a": {"$anchor": "x"}}, "properties": {"v": {"$id": "urn:v", "$defs": {"a": {"$anchor": "x"}}}}});
+        let r = Resolver::new(&doc).unwrap();
+        for (reference, at) in [("#x", ""), ("#x", "/properties/v"), ("#/$defs/a", "/properties/v"), ("#/$defs/a", ""), ("#y", ""), ("#/%", ""), ("u.json", "")] {
+            assert_eq!(resolve_once(&doc, reference, at), r.resolve(reference, at), "{reference} at {at}");
+        }
+    }
+
+    #[test]
+    fn indexing_is_bounded() {
+        let mut doc = json!({"type": "string"});
+        for _ in 0..(walk::MAX_DEPTH + 2) {
+            doc = json!({"items": doc});
+        }
+        assert!(Resolver::new(&doc).is_err());
+    }
+
+    #[test]
+    fn names_are_plain_unique_and_keep_root_definitions() {
+        let doc = json!({"$defs": {"a": {}, "b.c": {}, "1": {}, "x y": {}}});
+        let mut names = Names::new(&doc, Charset::Dashed);
+        // A nested `a` cannot take the root's `a`, reserved before it was first named.
+        assert_eq!(names.name("/properties/p/$defs/a"), ("a-2".to_owned(), true));
+        assert_eq!(names.name("/$defs/a"), ("a".to_owned(), true));
+        assert_eq!(names.name("/$defs/a"), ("a".to_owned(), false));
+        assert_eq!(names.get("/$defs/a"), Some("a"));
+        assert_eq!(names.name("/$defs/b.c"), ("bc".to_owned(), true));
+        assert_eq!(names.name("/$defs/1"), ("1".to_owned(), true));
+        assert_eq!(names.name("/$defs/x y"), ("xy".to_owned(), true));
+        assert_eq!(names.name("/anyOf/0"), ("def-0".to_owned(), true));
+        assert_eq!(names.name("/properties/~1~0"), ("def".to_owned(), true));
+        assert_eq!(names.name("/properties/%"), ("def-2".to_owned(), true));
+        assert_eq!(names.name(""), ("root".to_owned(), true));
+        assert_eq!(names.fresh("json_value"), "json_value");
+        assert_eq!(names.fresh("json_value"), "json_value-2");
+
+        let mut dotted = Names::new(&doc, Charset::Dotted);
+        assert_eq!(dotted.name("/$defs/b.c"), ("b.c".to_owned(), true));
+        let mut word = Names::new(&json!({}), Charset::Word);
+        assert_eq!(word.name("/properties/a-b"), ("ab".to_owned(), true));
+        assert_eq!(word.name("/items/ab"), ("ab_2".to_owned(), true));
+        assert_eq!(word.name("/prefixItems/3"), ("def_3".to_owned(), true));
+        let long = "x".repeat(100);
+        assert_eq!(word.name(&format!("/properties/{long}")).0.len(), MAX_NAME);
+    }
+}
