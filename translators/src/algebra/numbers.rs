@@ -1,9 +1,8 @@
 //! Exact arithmetic on JSON numbers for combining numeric keywords: the least common multiple of
 //! two `multipleOf` values, computed on their shortest decimal spellings (so `0.5` and `0.3` give
 //! `1.5`, and `2.0` is the integer `2`). One copy for every engine that conjoins `multipleOf`.
-//! Also the tighter of two bounds, as openai-strict's merge engine picks it.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::json_eq;
 
@@ -59,19 +58,6 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
         (a, b) = (b, a % b);
     }
     a
-}
-
-/// Keep the tighter of two bounds: the larger lower bound, the smaller upper bound.
-pub(crate) fn pick_bound(a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Map<String, Value>, key: &str, lower: bool) {
-    let chosen = match (a.get(key), b.get(key)) {
-        (Some(x), Some(y)) => {
-            let (fx, fy) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
-            if (lower && fy > fx) || (!lower && fy < fx) { y } else { x }
-        }
-        (Some(v), None) | (None, Some(v)) => v,
-        (None, None) => return,
-    };
-    out.insert(key.to_owned(), chosen.clone());
 }
 
 #[cfg(test)]
