@@ -267,9 +267,6 @@ fn is_accept_all(schema: &Value) -> bool {
     matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(Map::is_empty)
 }
 
-/// Both `required` lists as one, without repeats, in first-seen order.
-pub(crate) use crate::algebra::conj::union_names as union_required;
-
 /// The values an `enum` or `const` allows, when one of them is present (compared by value: the
 /// one value set of [`crate::algebra::types::value_set`]).
 pub(crate) use crate::algebra::types::value_set as enum_values;
