@@ -45,7 +45,7 @@
 
 use serde_json::{Map, Value};
 
-use super::numbers::least_common_multiple;
+use super::numbers::{least_common_multiple, tighter};
 use super::types::{Types, value_set};
 use crate::equality::{contains, json_eq};
 
@@ -159,8 +159,8 @@ pub(crate) fn conj<E>(a: &Map<String, Value>, b: &Map<String, Value>, sub: &mut 
                 }
                 Some(Value::Object(merged))
             }
-            k if LOWER_BOUNDS.contains(&k) => Some(if number(theirs) > number(&ours) { theirs.clone() } else { ours }),
-            k if UPPER_BOUNDS.contains(&k) => Some(if number(theirs) < number(&ours) { theirs.clone() } else { ours }),
+            k if LOWER_BOUNDS.contains(&k) => Some(tighter(&ours, theirs, true).clone()),
+            k if UPPER_BOUNDS.contains(&k) => Some(tighter(&ours, theirs, false).clone()),
             k if ANNOTATIONS.contains(&k) || !crate::vocabulary::is_keyword(k) => Some(ours),
             _ => None,
         };
@@ -324,10 +324,6 @@ fn copy(from: &Map<String, Value>, to: &mut Map<String, Value>, keys: &[&str]) {
             to.insert((*key).to_owned(), v.clone());
         }
     }
-}
-
-fn number(value: &Value) -> f64 {
-    value.as_f64().unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]

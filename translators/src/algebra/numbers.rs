@@ -1,6 +1,7 @@
 //! Exact arithmetic on JSON numbers for combining numeric keywords: the least common multiple of
 //! two `multipleOf` values, computed on their shortest decimal spellings (so `0.5` and `0.3` give
-//! `1.5`, and `2.0` is the integer `2`). One copy for every engine that conjoins `multipleOf`.
+//! `1.5`, and `2.0` is the integer `2`). One copy for every engine that conjoins `multipleOf`,
+//! and the one comparison that picks the tighter of two bounds.
 
 use serde_json::Value;
 
@@ -30,6 +31,14 @@ pub(crate) fn least_common_multiple(a: &Value, b: &Value) -> Option<Value> {
     let padded = format!("{scaled:0>width$}", width = digits + 1);
     let (int, frac) = padded.split_at(padded.len() - digits);
     format!("{int}.{frac}").parse::<f64>().ok().and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
+}
+
+/// The tighter of two bounds of one keyword: the larger lower bound (`lower`), else the smaller
+/// upper bound; a tie, or a value that is no number, keeps `ours`. One comparison for every engine
+/// that tightens bounds.
+pub(crate) fn tighter<'v>(ours: &'v Value, theirs: &'v Value, lower: bool) -> &'v Value {
+    let (x, y) = (ours.as_f64().unwrap_or(f64::NAN), theirs.as_f64().unwrap_or(f64::NAN));
+    if (lower && y > x) || (!lower && y < x) { theirs } else { ours }
 }
 
 /// A positive number as a reduced fraction of its shortest decimal spelling.

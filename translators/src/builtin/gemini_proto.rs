@@ -39,6 +39,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::gemini::{Document, Notes, URI_REFUSAL, count, provably_disjoint, scan, too_deep, too_large, whole};
+use crate::algebra::numbers;
+use crate::algebra::types::Types;
 use crate::codec::Codec;
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
@@ -101,7 +103,13 @@ enum Ty {
 
 impl Ty {
     fn parse(name: &str) -> Option<Self> {
-        Some(match name {
+        Self::of(Types::named(name)?)
+    }
+
+    /// The proto type of a one-type set of the shared type set (`number` is the set with
+    /// fractions, `integer` the set of integers alone).
+    fn of(types: Types) -> Option<Self> {
+        Some(match types.single()? {
             "string" => Self::String,
             "number" => Self::Number,
             "integer" => Self::Integer,
@@ -111,6 +119,19 @@ impl Ty {
             "null" => Self::Null,
             _ => return None,
         })
+    }
+
+    /// The shared type set of this proto type.
+    fn types(self) -> Types {
+        match self {
+            Self::String => Types::STRING,
+            Self::Number => Types::NUMBER,
+            Self::Integer => Types::INTEGER,
+            Self::Boolean => Types::BOOLEAN,
+            Self::Array => Types::ARRAY,
+            Self::Object => Types::OBJECT,
+            Self::Null => Types::NULL,
+        }
     }
 
     fn proto(self) -> &'static str {
@@ -125,13 +146,10 @@ impl Ty {
         }
     }
 
-    /// The type of instances both `self` and `other` admit (`integer` is a `number`).
+    /// The type of instances both `self` and `other` admit (`integer` is a `number`), by the
+    /// shared type set.
     fn meet(self, other: Self) -> Option<Self> {
-        match (self, other) {
-            (a, b) if a == b => Some(a),
-            (Self::Number, Self::Integer) | (Self::Integer, Self::Number) => Some(Self::Integer),
-            _ => None,
-        }
+        Self::of(self.types().and(other.types()))
     }
 }
 
@@ -200,7 +218,7 @@ fn number(value: &Value) -> f64 {
 /// The tighter of two bounds: the larger lower bound (`lower`) or the smaller upper bound.
 fn tighter(a: Option<Value>, b: Option<Value>, lower: bool) -> Option<Value> {
     match (a, b) {
-        (Some(x), Some(y)) => Some(if (number(&x) >= number(&y)) == lower { x } else { y }),
+        (Some(x), Some(y)) => Some(numbers::tighter(&x, &y, lower).clone()),
         (x, y) => x.or(y),
     }
 }
