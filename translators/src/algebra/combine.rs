@@ -1,6 +1,6 @@
 //! Conjunction and union of combinator-free schemas that widen where they cannot combine, for
-//! translators whose target has no combinators (`cca-claude`; `moonshot` takes its type and
-//! `required` helpers). Moved here from `builtin/schema_algebra.rs`: it is general algebra, not a
+//! translators whose target has no combinators (`cca-claude`; `moonshot` takes its type
+//! helpers). Moved here from `builtin/schema_algebra.rs`: it is general algebra, not a
 //! provider's policy.
 //!
 //! [`merge`] is the exact [`conj`](crate::algebra::conj) with cca-claude's policy for the residue:

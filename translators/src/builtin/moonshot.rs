@@ -29,9 +29,10 @@
 //! - `items` beside `prefixItems` (walle would apply it to every element, contradicting the
 //!   tuple) moves into an `allOf` where it still applies only past the prefix.
 //!
-//! Where two keywords cannot share one node (both sides of a conjunction have `properties` with
-//! `additionalProperties`, two `pattern`s), the second goes into an `allOf`: exact, but a place MFJS
-//! does not enforce. With `unevaluated*` in the schema, a node that would need its keywords
+//! Conjunctions go through the shared exact [`conj`](crate::algebra::conj); where two keywords
+//! cannot share one node (its residue: two `pattern`s, two `not`s, ...; and what the normal form
+//! keeps per node: both sides' `properties` with `additionalProperties`, both sides' tuples), the
+//! second goes into an `allOf`: exact, but a place MFJS does not enforce. With `unevaluated*` in the schema, a node that would need its keywords
 //! distributed is instead wrapped whole (`anyOf` of `{type: T, allOf: [node]}`), so the evaluated
 //! annotations stay where they were. Documented limits (nesting depth, property count, enum
 //! values, reserved property names, `/` inside `$defs`) refuse with `limit:<name>`.
@@ -499,7 +500,16 @@ impl Normalizer {
                 }
             }
         }
-        let conjunction = conj(a, &theirs, &mut |x: &Value, y: &Value| Ok::<_, Infallible>(self.conjoin_nodes(x, y, depth + 1)));
+        // Property schemas are normal-form nodes; `propertyNames` and `dependentSchemas` values
+        // may still be booleans, which the normal form reads as objects.
+        let mut sub = |x: &Value, y: &Value| {
+            Ok::<_, Infallible>(match (x, y) {
+                (Value::Bool(true), other) | (other, Value::Bool(true)) => other.clone(),
+                (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Object(unsatisfiable()),
+                _ => self.conjoin_nodes(x, y, depth + 1),
+            })
+        };
+        let conjunction = conj(a, &theirs, &mut sub);
         let mut out = match conjunction {
             Ok(Conj::Combined { schema, residue }) => {
                 leftover.extend(residue);
@@ -929,6 +939,20 @@ mod tests {
         assert_eq!(any["description"], "anything");
         let types: Vec<&str> = any["anyOf"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
         assert_eq!(types, ALL_TYPES);
+    }
+
+    #[test]
+    fn conjoined_keywords_combine_and_the_residue_goes_into_all_of() {
+        // Two patterns: the second stays in an `allOf`; `propertyNames: true` conjoins to the
+        // other side's schema, never to "no names".
+        let out = project(json!({
+            "type": "object",
+            "properties": {"p": {"type": "string", "pattern": "^a", "anyOf": [{"pattern": "b$"}]}},
+            "propertyNames": true,
+            "anyOf": [{"propertyNames": {"maxLength": 3}, "minProperties": 1}]
+        }));
+        assert_eq!(out["properties"]["p"], json!({"type": "string", "pattern": "^a", "allOf": [{"pattern": "b$"}]}));
+        assert_eq!(out["propertyNames"], json!({"maxLength": 3}));
     }
 
     #[test]

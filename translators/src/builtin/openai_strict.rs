@@ -18,10 +18,12 @@
 //!   `patternProperties`, `propertyNames`) is refused: closing it would change what it is for.
 //! - **Conjunctions are merged.** Strict mode has no `allOf`, so a `$ref` with constraining
 //!   siblings, or siblings beside `anyOf`/`oneOf` branches, are merged into one schema per branch.
-//!   The merge is exact: types and values intersect, bounds tighten, `required` unions, closed
-//!   sides forbid the other side's extra properties, two patterns are combined with lookaheads.
-//!   Where it cannot be done within the translator's declared budget it refuses
-//!   (`limit:merge-budget`). An explicit `allOf` is refused.
+//!   The merge is the shared exact [`conj`](crate::algebra::conj) (types and values intersect,
+//!   bounds tighten, `required` unions, closed sides forbid the other side's extra properties);
+//!   this file keeps its callback (references inlined, a merge budget spent) and its policy for
+//!   the residue: two patterns are combined with lookaheads, two unions crossed, a second
+//!   `format` spilled, anything else refused. Where it cannot be done within the translator's
+//!   declared budget it refuses (`limit:merge-budget`). An explicit `allOf` is refused.
 //! - **`oneOf` becomes `anyOf`** (exact when the branches are provably disjoint, otherwise a named
 //!   widening, and the description says that exactly one must match).
 //! - **Untyped nodes** are split per type into an `anyOf`; a schema that accepts anything (`{}`,
