@@ -25,9 +25,9 @@
 //! What stays in the residue: two different values of any other assertion (`pattern`, `format`,
 //! `not`, `$ref`, `anyOf`, `oneOf`, `contentEncoding`, `unevaluated*`, ...), a `multipleOf` pair
 //! whose least common multiple is out of exact range, a malformed `type`, two different
-//! `contains` or `if`/`then`/`else` groups, the object keywords of `b` when a side's
-//! `additionalProperties` would have to be read against the other side's `patternProperties`
-//! (which keys a pattern claims is not decided here), and `$defs` entries whose name `a` already
+//! `contains` or `if`/`then`/`else` groups, the object keywords of `b` when both sides have
+//! object keywords and an `additionalProperties` would have to be read against a
+//! `patternProperties` (which keys a pattern claims is not decided here), and `$defs` entries whose name `a` already
 //! uses for another schema. Two `pattern`s are a residue on purpose: they combine only through
 //! lookaheads ([`crate::algebra::patterns::combine_patterns`]), which a target's regex dialect
 //! may not have, so that step is the policy of a translator whose dialect does.
@@ -198,10 +198,15 @@ fn conj_objects<E>(
     if !OBJECT_GROUP.iter().any(|k| b.contains_key(*k)) {
         return Ok(());
     }
-    // A side's `additionalProperties` applies to the keys none of its patterns claims; against
-    // the other side's patterns that is a question about regular expressions, not decided here.
-    let reads_patterns = |x: &Map<String, Value>, y: &Map<String, Value>| x.contains_key("additionalProperties") && y.contains_key("patternProperties");
-    if reads_patterns(a, b) || reads_patterns(b, a) {
+    if !OBJECT_GROUP.iter().any(|k| a.contains_key(*k)) {
+        copy(b, out, &OBJECT_GROUP);
+        return Ok(());
+    }
+    // A side's `additionalProperties` applies to the keys none of the side's patterns claims; once
+    // patterns meet an `additionalProperties` (its own side's or the other's), which keys it still
+    // reaches is a question about regular expressions, not decided here.
+    let any = |key: &str| a.contains_key(key) || b.contains_key(key);
+    if any("additionalProperties") && any("patternProperties") {
         residue.extend(OBJECT_GROUP.iter().filter_map(|k| b.get(*k).map(|v| ((*k).to_owned(), v.clone()))));
         return Ok(());
     }
@@ -408,6 +413,15 @@ mod tests {
         assert_eq!(
             run(json!({"additionalProperties": false}), json!({"patternProperties": {"^x": {}}})),
             combined(json!({"additionalProperties": false}), &[("patternProperties", json!({"^x": {}}))])
+        );
+        assert_eq!(
+            run(json!({"patternProperties": {"^x": {}}, "additionalProperties": false}), json!({"properties": {"y": {}}})),
+            combined(json!({"patternProperties": {"^x": {}}, "additionalProperties": false}), &[("properties", json!({"y": {}}))])
+        );
+        // Patterns alone still apply beside the merged properties: exact.
+        assert_eq!(
+            run(json!({"patternProperties": {"^x": {"type": "string"}}}), json!({"properties": {"y": {}}})),
+            combined(json!({"patternProperties": {"^x": {"type": "string"}}, "properties": {"y": {}}}), &[])
         );
     }
 
