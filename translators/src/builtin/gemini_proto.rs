@@ -103,13 +103,7 @@ enum Ty {
 
 impl Ty {
     fn parse(name: &str) -> Option<Self> {
-        Self::of(Types::named(name)?)
-    }
-
-    /// The proto type of a one-type set of the shared type set (`number` is the set with
-    /// fractions, `integer` the set of integers alone).
-    fn of(types: Types) -> Option<Self> {
-        Some(match types.single()? {
+        Some(match name {
             "string" => Self::String,
             "number" => Self::Number,
             "integer" => Self::Integer,
@@ -149,7 +143,7 @@ impl Ty {
     /// The type of instances both `self` and `other` admit (`integer` is a `number`), by the
     /// shared type set.
     fn meet(self, other: Self) -> Option<Self> {
-        Self::of(self.types().and(other.types()))
+        Self::parse(self.types().and(other.types()).single()?)
     }
 }
 
