@@ -1,12 +1,11 @@
 //! Conjunction and union of combinator-free schemas that widen where they cannot combine, for
-//! translators whose target has no combinators (`cca-claude`; `moonshot` takes its type and
-//! `required` helpers). Moved here from `builtin/schema_algebra.rs`: it is general algebra, not a
+//! translators whose target has no combinators (`cca-claude`; `moonshot` takes its type
+//! helpers). Moved here from `builtin/schema_algebra.rs`: it is general algebra, not a
 //! provider's policy.
 //!
-//! Not yet the residue-returning `conj`/`join` issue 15 asks for: the residue (the second value of
-//! a keyword it cannot combine) is dropped here, the first kept, which is cca-claude's policy baked
-//! in. openai-strict (refuse), moonshot (leftover `allOf`) and gemini-proto (spill into the
-//! description) still keep their own engines.
+//! [`merge`] is the exact [`conj`](crate::algebra::conj) with cca-claude's policy for the residue:
+//! keep the first value of each keyword that does not combine (a widening). [`join`] is not yet
+//! the residue-returning union issue 15 asks for.
 //!
 //! Two operations, each with a guaranteed direction so that the table row using it can name one:
 //!
@@ -25,7 +24,11 @@
 //! Neither looks at `unevaluated*` or dynamic references: their callers fall back before calling
 //! them when those are present, because evaluation annotations change when keywords move.
 
+use std::convert::Infallible;
+
 use serde_json::{Map, Value};
+
+use crate::algebra::conj::{Conj, conj};
 
 /// The one type set ([`crate::algebra::types`]), read here by type names.
 pub(crate) use crate::algebra::types::Types;
@@ -60,13 +63,7 @@ pub(crate) fn admitted_types(schema: &Map<String, Value>) -> Types {
 }
 
 /// Whether a schema was marked unsatisfiable (`not: {}` or `not: true`).
-pub(crate) fn is_unsatisfiable(schema: &Map<String, Value>) -> bool {
-    matches!(schema.get("not"), Some(Value::Bool(true))) || schema.get("not").and_then(Value::as_object).is_some_and(Map::is_empty)
-}
-
-fn mark_unsatisfiable(schema: &mut Map<String, Value>) {
-    schema.insert("not".to_owned(), Value::Object(Map::new()));
-}
+pub(crate) use crate::algebra::conj::is_unsatisfiable;
 
 // ---- conjunction ---------------------------------------------------------------------------
 
@@ -80,202 +77,18 @@ pub(crate) fn merge_schemas(a: &Value, b: &Value) -> Value {
     }
 }
 
-/// Merge schema `b` into schema `a` (conjunction); see the module documentation.
+/// Merge schema `b` into schema `a` (conjunction): the exact [`conj`], keeping the first value of
+/// each keyword in its residue (the stated widening). An unsatisfiable pair is `a` with `not: {}`.
 pub(crate) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<String, Value> {
-    let mut out = a.clone();
-    let mut unsatisfiable = is_unsatisfiable(b);
-    for (key, theirs) in b {
-        let key = key.as_str();
-        if matches!(
-            key,
-            "properties" | "patternProperties" | "additionalProperties" | "prefixItems" | "items" | "contains" | "minContains" | "maxContains" | "if" | "then" | "else"
-                | "enum" | "const"
-        ) {
-            continue; // grouped below
+    let conjunction = conj(a, b, &mut |x: &Value, y: &Value| Ok::<_, Infallible>(merge_schemas(x, y)));
+    match conjunction {
+        Ok(Conj::Combined { schema, residue: _ }) => schema,
+        Ok(Conj::Unsatisfiable) => {
+            let mut out = a.clone();
+            out.insert("not".to_owned(), Value::Object(Map::new()));
+            out
         }
-        let Some(ours) = out.get(key).cloned() else {
-            out.insert(key.to_owned(), theirs.clone());
-            continue;
-        };
-        if &ours == theirs {
-            continue;
-        }
-        match key {
-            "type" => {
-                let (Some(x), Some(y)) = (Types::of_keyword(&ours), Types::of_keyword(theirs)) else { continue };
-                let both = x.and(y);
-                if both.is_empty() {
-                    unsatisfiable = true;
-                } else {
-                    out.insert("type".to_owned(), types_value(&both));
-                }
-            }
-            "required" => {
-                out.insert("required".to_owned(), union_required(&ours, theirs));
-            }
-            "dependentRequired" => {
-                let mut merged = ours.as_object().cloned().unwrap_or_default();
-                for (name, list) in theirs.as_object().into_iter().flatten() {
-                    let entry = merged.entry(name.clone()).or_insert_with(|| Value::Array(Vec::new()));
-                    if let Some(names) = entry.as_array_mut() {
-                        for n in list.as_array().into_iter().flatten() {
-                            if !names.contains(n) {
-                                names.push(n.clone());
-                            }
-                        }
-                    }
-                }
-                out.insert(key.to_owned(), Value::Object(merged));
-            }
-            "dependentSchemas" | "$defs" | "definitions" => {
-                let mut merged = ours.as_object().cloned().unwrap_or_default();
-                for (name, schema) in theirs.as_object().into_iter().flatten() {
-                    let new = match merged.get(name) {
-                        Some(existing) if key == "dependentSchemas" => merge_schemas(existing, schema),
-                        Some(existing) => existing.clone(),
-                        None => schema.clone(),
-                    };
-                    merged.insert(name.clone(), new);
-                }
-                out.insert(key.to_owned(), Value::Object(merged));
-            }
-            "propertyNames" => {
-                out.insert(key.to_owned(), merge_schemas(&ours, theirs));
-            }
-            "uniqueItems" => {
-                out.insert(key.to_owned(), Value::Bool(ours == Value::Bool(true) || theirs == &Value::Bool(true)));
-            }
-            "multipleOf" => {
-                // Integers (`2.0` is one) combine exactly; other pairs keep the first (a widening).
-                if [&ours, theirs].iter().all(|v| v.as_number().is_some_and(super::types::is_integral))
-                    && let Some(l) = super::numbers::least_common_multiple(&ours, theirs)
-                {
-                    out.insert(key.to_owned(), l);
-                }
-            }
-            k if LOWER_BOUNDS.contains(&k) && number(theirs) > number(&ours) => {
-                out.insert(key.to_owned(), theirs.clone());
-            }
-            k if UPPER_BOUNDS.contains(&k) && number(theirs) < number(&ours) => {
-                out.insert(key.to_owned(), theirs.clone());
-            }
-            // Annotations and unknown keywords: the first stays (exact: they do not validate).
-            // Any other assertion that differs (`pattern`, `format`, `not`, `$ref`, ...): the
-            // first stays, a widening.
-            _ => {}
-        }
-    }
-    match (enum_values(a), enum_values(b)) {
-        (Some(mine), Some(theirs)) if !crate::equality::json_eq(&Value::Array(mine.clone()), &Value::Array(theirs.clone())) => {
-            let common: Vec<Value> = mine.into_iter().filter(|v| crate::equality::contains(&theirs, v)).collect();
-            if common.is_empty() {
-                unsatisfiable = true;
-            } else {
-                out.remove("const");
-                out.insert("enum".to_owned(), Value::Array(common));
-            }
-        }
-        (None, Some(_)) => {
-            for k in ["enum", "const"] {
-                if let Some(v) = b.get(k) {
-                    out.insert(k.to_owned(), v.clone());
-                }
-            }
-        }
-        _ => {}
-    }
-    merge_objects(&mut out, a, b);
-    merge_arrays(&mut out, a, b);
-    for group in [&["contains", "minContains", "maxContains"][..], &["if", "then", "else"][..]] {
-        let mine = group.iter().any(|k| a.contains_key(*k));
-        if !mine {
-            for k in group {
-                if let Some(v) = b.get(*k) {
-                    out.insert((*k).to_owned(), v.clone());
-                }
-            }
-        }
-        // Both sides hold the group: two different groups cannot be combined into one; the first
-        // stays (a widening). Equal groups are already in `out`.
-    }
-    if unsatisfiable {
-        mark_unsatisfiable(&mut out);
-    }
-    out
-}
-
-/// `properties`, `patternProperties` and `additionalProperties` decide together which key each
-/// applies to, so they merge together.
-fn merge_objects(out: &mut Map<String, Value>, a: &Map<String, Value>, b: &Map<String, Value>) {
-    let (pa, pb) = (a.get("properties").and_then(Value::as_object), b.get("properties").and_then(Value::as_object));
-    if pa.is_none() && pb.is_none() && !b.contains_key("patternProperties") && !b.contains_key("additionalProperties") {
-        return;
-    }
-    // What a schema asks of a key it does not list: its additionalProperties, when no pattern can
-    // claim the key (patterns are not evaluated here; their own constraint still applies).
-    let unlisted = |side: &Map<String, Value>| -> Value {
-        if side.contains_key("patternProperties") {
-            Value::Bool(true)
-        } else {
-            side.get("additionalProperties").cloned().unwrap_or(Value::Bool(true))
-        }
-    };
-    let mut properties = Map::new();
-    for (name, schema) in pa.into_iter().flatten() {
-        let other = pb.and_then(|p| p.get(name)).cloned().unwrap_or_else(|| unlisted(b));
-        properties.insert(name.clone(), merge_schemas(schema, &other));
-    }
-    for (name, schema) in pb.into_iter().flatten() {
-        if !properties.contains_key(name) {
-            properties.insert(name.clone(), merge_schemas(&unlisted(a), schema));
-        }
-    }
-    if pa.is_some() || pb.is_some() {
-        out.insert("properties".to_owned(), Value::Object(properties));
-    }
-    let (ppa, ppb) = (a.get("patternProperties").and_then(Value::as_object), b.get("patternProperties").and_then(Value::as_object));
-    if ppa.is_some() || ppb.is_some() {
-        let mut patterns = ppa.cloned().unwrap_or_default();
-        for (pattern, schema) in ppb.into_iter().flatten() {
-            let merged = patterns.get(pattern).map_or_else(|| schema.clone(), |mine| merge_schemas(mine, schema));
-            patterns.insert(pattern.clone(), merged);
-        }
-        out.insert("patternProperties".to_owned(), Value::Object(patterns));
-    }
-    match (a.get("additionalProperties"), b.get("additionalProperties")) {
-        (Some(x), Some(y)) => {
-            out.insert("additionalProperties".to_owned(), merge_schemas(x, y));
-        }
-        (None, Some(y)) => {
-            out.insert("additionalProperties".to_owned(), y.clone());
-        }
-        _ => {}
-    }
-}
-
-/// `prefixItems` and `items` line up position by position.
-fn merge_arrays(out: &mut Map<String, Value>, a: &Map<String, Value>, b: &Map<String, Value>) {
-    if !b.contains_key("prefixItems") && !b.contains_key("items") {
-        return;
-    }
-    let prefix = |side: &Map<String, Value>| side.get("prefixItems").and_then(Value::as_array).cloned().unwrap_or_default();
-    let (pa, pb) = (prefix(a), prefix(b));
-    let at = |side: &Map<String, Value>, list: &[Value], i: usize| -> Value {
-        list.get(i).cloned().unwrap_or_else(|| side.get("items").cloned().unwrap_or(Value::Bool(true)))
-    };
-    let longest = pa.len().max(pb.len());
-    if longest > 0 {
-        let merged: Vec<Value> = (0..longest).map(|i| merge_schemas(&at(a, &pa, i), &at(b, &pb, i))).collect();
-        out.insert("prefixItems".to_owned(), Value::Array(merged));
-    }
-    match (a.get("items"), b.get("items")) {
-        (Some(x), Some(y)) => {
-            out.insert("items".to_owned(), merge_schemas(x, y));
-        }
-        (None, Some(y)) => {
-            out.insert("items".to_owned(), y.clone());
-        }
-        _ => {}
+        Err(never) => match never {},
     }
 }
 
@@ -454,25 +267,9 @@ fn is_accept_all(schema: &Value) -> bool {
     matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(Map::is_empty)
 }
 
-/// Both `required` lists as one, without repeats, in first-seen order: the conjunction of the two.
-pub(crate) fn union_required(ours: &Value, theirs: &Value) -> Value {
-    let mut names = ours.as_array().cloned().unwrap_or_default();
-    for n in theirs.as_array().into_iter().flatten() {
-        if !names.contains(n) {
-            names.push(n.clone());
-        }
-    }
-    Value::Array(names)
-}
-
 /// The values an `enum` or `const` allows, when one of them is present (compared by value: the
 /// one value set of [`crate::algebra::types::value_set`]).
 pub(crate) use crate::algebra::types::value_set as enum_values;
-
-/// The `type` value for a set of types: one name, or the list.
-pub(crate) fn types_value(types: &Types) -> Value {
-    types.single().map_or_else(|| Value::Array(types.names().iter().map(|t| Value::from(*t)).collect()), Value::from)
-}
 
 fn number(value: &Value) -> f64 {
     value.as_f64().unwrap_or(f64::NAN)

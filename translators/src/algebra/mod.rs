@@ -6,8 +6,10 @@
 //! - equality: [`crate::equality`] (`1` equals `1.0`), re-exported here as [`json_eq`]
 //!   and [`contains`].
 //! - [`disjoint`]: the one `oneOf` disjointness prover.
-//! - [`combine`]: conjunction (`merge`) and union (`join`) of combinator-free schemas, each a
-//!   stated widening where keywords do not combine (cca-claude's engine).
+//! - [`conj`]: the one exact conjunction of two schema maps, returning the combined map and the
+//!   residue it could not combine; each translator's policy decides what the residue becomes.
+//! - [`combine`]: `merge` (`conj` keeping the first value of each residue, cca-claude's stated
+//!   widening) and union (`join`) of combinator-free schemas.
 //! - [`numbers`]: exact `multipleOf` arithmetic (openai-strict's, now cca-claude's too) and bounds.
 //! - [`patterns`]: the conjunction of two `pattern`s (lookaheads).
 //!
@@ -15,6 +17,7 @@
 //! a widening, keep `oneOf`, add a note) is its policy and stays in its own file.
 
 pub(crate) mod combine;
+pub(crate) mod conj;
 pub(crate) mod disjoint;
 pub(crate) mod numbers;
 pub(crate) mod patterns;

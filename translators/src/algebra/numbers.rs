@@ -1,9 +1,9 @@
 //! Exact arithmetic on JSON numbers for combining numeric keywords: the least common multiple of
 //! two `multipleOf` values, computed on their shortest decimal spellings (so `0.5` and `0.3` give
-//! `1.5`, and `2.0` is the integer `2`). One copy for every engine that conjoins `multipleOf`.
-//! Also the tighter of two bounds, as openai-strict's merge engine picks it.
+//! `1.5`, and `2.0` is the integer `2`). One copy for every engine that conjoins `multipleOf`,
+//! and the one comparison that picks the tighter of two bounds.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::json_eq;
 
@@ -33,6 +33,14 @@ pub(crate) fn least_common_multiple(a: &Value, b: &Value) -> Option<Value> {
     format!("{int}.{frac}").parse::<f64>().ok().and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
 }
 
+/// The tighter of two bounds of one keyword: the larger lower bound (`lower`), else the smaller
+/// upper bound; a tie, or a value that is no number, keeps `ours`. One comparison for every engine
+/// that tightens bounds.
+pub(crate) fn tighter<'v>(ours: &'v Value, theirs: &'v Value, lower: bool) -> &'v Value {
+    let (x, y) = (ours.as_f64().unwrap_or(f64::NAN), theirs.as_f64().unwrap_or(f64::NAN));
+    if (lower && y > x) || (!lower && y < x) { theirs } else { ours }
+}
+
 /// A positive number as a reduced fraction of its shortest decimal spelling.
 fn rational(value: &Value) -> Option<(u128, u128)> {
     let number = value.as_number()?;
@@ -59,19 +67,6 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
         (a, b) = (b, a % b);
     }
     a
-}
-
-/// Keep the tighter of two bounds: the larger lower bound, the smaller upper bound.
-pub(crate) fn pick_bound(a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Map<String, Value>, key: &str, lower: bool) {
-    let chosen = match (a.get(key), b.get(key)) {
-        (Some(x), Some(y)) => {
-            let (fx, fy) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
-            if (lower && fy > fx) || (!lower && fy < fx) { y } else { x }
-        }
-        (Some(v), None) | (None, Some(v)) => v,
-        (None, None) => return,
-    };
-    out.insert(key.to_owned(), chosen.clone());
 }
 
 #[cfg(test)]

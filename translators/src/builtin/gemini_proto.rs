@@ -39,6 +39,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::gemini::{Notes, URI_REFUSAL, count, document, provably_disjoint, resolve, scan, too_deep, too_large, whole};
+use crate::algebra::numbers;
+use crate::algebra::types::Types;
 use crate::refs::Resolver;
 use crate::codec::Codec;
 use crate::form::Form;
@@ -118,6 +120,19 @@ impl Ty {
         })
     }
 
+    /// The shared type set of this proto type.
+    fn types(self) -> Types {
+        match self {
+            Self::String => Types::STRING,
+            Self::Number => Types::NUMBER,
+            Self::Integer => Types::INTEGER,
+            Self::Boolean => Types::BOOLEAN,
+            Self::Array => Types::ARRAY,
+            Self::Object => Types::OBJECT,
+            Self::Null => Types::NULL,
+        }
+    }
+
     fn proto(self) -> &'static str {
         match self {
             Self::String => "STRING",
@@ -130,13 +145,10 @@ impl Ty {
         }
     }
 
-    /// The type of instances both `self` and `other` admit (`integer` is a `number`).
+    /// The type of instances both `self` and `other` admit (`integer` is a `number`), by the
+    /// shared type set.
     fn meet(self, other: Self) -> Option<Self> {
-        match (self, other) {
-            (a, b) if a == b => Some(a),
-            (Self::Number, Self::Integer) | (Self::Integer, Self::Number) => Some(Self::Integer),
-            _ => None,
-        }
+        Self::parse(self.types().and(other.types()).single()?)
     }
 }
 
@@ -205,7 +217,7 @@ fn number(value: &Value) -> f64 {
 /// The tighter of two bounds: the larger lower bound (`lower`) or the smaller upper bound.
 fn tighter(a: Option<Value>, b: Option<Value>, lower: bool) -> Option<Value> {
     match (a, b) {
-        (Some(x), Some(y)) => Some(if (number(&x) >= number(&y)) == lower { x } else { y }),
+        (Some(x), Some(y)) => Some(numbers::tighter(&x, &y, lower).clone()),
         (x, y) => x.or(y),
     }
 }

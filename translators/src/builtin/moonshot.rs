@@ -31,19 +31,22 @@
 //! - `items` beside `prefixItems` (walle would apply it to every element, contradicting the
 //!   tuple) moves into an `allOf` where it still applies only past the prefix.
 //!
-//! Where two keywords cannot share one node (both sides of a conjunction have `properties` with
-//! `additionalProperties`, two `pattern`s), the second goes into an `allOf`: exact, but a place MFJS
-//! does not enforce. With `unevaluated*` in the schema, a node that would need its keywords
+//! Conjunctions go through the shared exact [`conj`](crate::algebra::conj); where two keywords
+//! cannot share one node (its residue: two `pattern`s, two `not`s, ...; and what the normal form
+//! keeps per node: both sides' `properties` with `additionalProperties`, both sides' tuples), the
+//! second goes into an `allOf`: exact, but a place MFJS does not enforce. With `unevaluated*` in the schema, a node that would need its keywords
 //! distributed is instead wrapped whole (`anyOf` of `{type: T, allOf: [node]}`), so the evaluated
 //! annotations stay where they were. Documented limits (nesting depth, property count, enum
 //! values, reserved property names, `/` inside `$defs`) refuse with `limit:<name>`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::convert::Infallible;
 
 use serde_json::{Map, Value};
 
 use super::object_root::force_object_root;
 use crate::algebra::combine::{Types, admitted_types, domain};
+use crate::algebra::conj::{Conj, conj};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
@@ -390,102 +393,51 @@ impl Normalizer {
         vec![a]
     }
 
-    /// `a ∧ b`, exactly: as one node where the keywords combine, with the rest of `b` in `allOf`.
+    /// `a ∧ b`, exactly: the shared [`conj`] as one node, with its residue (and what the normal
+    /// form cannot hold in one node) in `allOf`, MFJS's policy for a residue.
     fn conjoin(&mut self, a: &Alt, b: &Alt, depth: usize) -> Vec<Alt> {
         if let Some(Value::String(target)) = b.get("$ref").filter(|_| b.len() == 1) {
             return self.with_reference(a.clone(), &target.clone(), depth);
         }
-        let mut out = a.clone();
+        // The normal form settles these groups per node: `items` beside `prefixItems` is moved into
+        // an `allOf` by `prepare`, and property schemas are conjoined only where no
+        // `patternProperties`/`additionalProperties` or `unevaluated*` decides which keys they
+        // reach. Elsewhere both sides' groups stay apart, `b`'s in the `allOf`.
+        let mut theirs = b.clone();
         let mut leftover = Map::new();
-        for group in GROUPS {
-            let mine = group.iter().any(|k| a.contains_key(*k));
-            let theirs = group.iter().any(|k| b.contains_key(*k));
-            if !theirs {
-                continue;
-            }
-            if !mine {
-                for k in group {
-                    if let Some(v) = b.get(*k) {
-                        out.insert((*k).to_owned(), v.clone());
-                    }
-                }
-            } else if group[0] == "properties" && !self.unevaluated && [a, b].iter().all(|s| !s.contains_key("patternProperties") && !s.contains_key("additionalProperties")) {
-                // Without patterns or additionalProperties, each property applies on its own.
-                let mut merged = a.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-                for (name, schema) in b.get("properties").and_then(Value::as_object).into_iter().flatten() {
-                    let combined = match merged.get(name) {
-                        Some(existing) => self.conjoin_nodes(existing, schema, depth + 1),
-                        None => schema.clone(),
-                    };
-                    merged.insert(name.clone(), combined);
-                }
-                out.insert("properties".to_owned(), Value::Object(merged));
-            } else {
-                for k in group {
-                    if let Some(v) = b.get(*k) {
-                        leftover.insert((*k).to_owned(), v.clone());
+        for group in [&GROUPS[0], &GROUPS[1]] {
+            let both = group.iter().any(|k| a.contains_key(*k)) && group.iter().any(|k| b.contains_key(*k));
+            let per_property = group[0] == "properties"
+                && !self.unevaluated
+                && [a, b].iter().all(|s| !s.contains_key("patternProperties") && !s.contains_key("additionalProperties"));
+            if both && !per_property {
+                for k in *group {
+                    if let Some(v) = theirs.remove(*k) {
+                        leftover.insert((*k).to_owned(), v);
                     }
                 }
             }
         }
-        for (key, theirs) in b {
-            if GROUPS.iter().any(|g| g.contains(&key.as_str())) || ANNOTATIONS.contains(&key.as_str()) {
-                continue;
+        // Property schemas are normal-form nodes; `propertyNames` and `dependentSchemas` values
+        // may still be booleans, which the normal form reads as objects.
+        let mut sub = |x: &Value, y: &Value| {
+            Ok::<_, Infallible>(match (x, y) {
+                (Value::Bool(true), other) | (other, Value::Bool(true)) => other.clone(),
+                (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Object(unsatisfiable()),
+                _ => self.conjoin_nodes(x, y, depth + 1),
+            })
+        };
+        let conjunction = conj(a, &theirs, &mut sub);
+        let mut out = match conjunction {
+            Ok(Conj::Combined { schema, residue }) => {
+                leftover.extend(residue);
+                schema
             }
-            let Some(ours) = out.get(key).cloned() else {
-                out.insert(key.clone(), theirs.clone());
-                continue;
-            };
-            if &ours == theirs {
-                continue;
-            }
-            match key.as_str() {
-                "type" => {
-                    let (Some(x), Some(y)) = (Types::of_keyword(&ours), Types::of_keyword(theirs)) else { continue };
-                    let both = x.and(y);
-                    if both.is_empty() {
-                        return Vec::new();
-                    }
-                    out.insert("type".to_owned(), types_value(&both));
-                }
-                "enum" => {
-                    let other = theirs.as_array().cloned().unwrap_or_default();
-                    let common: Vec<Value> = ours.as_array().into_iter().flatten().filter(|v| crate::equality::contains(&other, v)).cloned().collect();
-                    if common.is_empty() {
-                        return Vec::new();
-                    }
-                    out.insert("enum".to_owned(), Value::Array(common));
-                }
-                "required" => {
-                    out.insert("required".to_owned(), crate::algebra::combine::union_required(&ours, theirs));
-                }
-                "allOf" => {
-                    let mut all = ours.as_array().cloned().unwrap_or_default();
-                    all.extend(theirs.as_array().cloned().unwrap_or_default());
-                    out.insert("allOf".to_owned(), Value::Array(all));
-                }
-                "minLength" | "minItems" | "minimum" if theirs.as_f64() > ours.as_f64() => {
-                    out.insert(key.clone(), theirs.clone());
-                }
-                "maxLength" | "maxItems" | "maximum" if theirs.as_f64() < ours.as_f64() => {
-                    out.insert(key.clone(), theirs.clone());
-                }
-                "minLength" | "minItems" | "minimum" | "maxLength" | "maxItems" | "maximum" => {}
-                "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment" => {}
-                k if !vocabulary::is_keyword(k) => {}
-                _ => {
-                    leftover.insert(key.clone(), theirs.clone());
-                }
-            }
-        }
+            Ok(Conj::Unsatisfiable) => return Vec::new(),
+            Err(never) => match never {},
+        };
         if !leftover.is_empty() {
             push_all_of(&mut out, Value::Object(leftover));
-        }
-        // A branch's own description still describes its alternative when the node has none.
-        for key in ANNOTATIONS {
-            if let Some(v) = b.get(key).filter(|v| v.is_string() && !out.contains_key(key)) {
-                out.insert(key.to_owned(), v.clone());
-            }
         }
         vec![out]
     }
@@ -735,10 +687,6 @@ fn typed(alt: &Alt, t: &'static str, settle_required: bool) -> Option<Alt> {
     Some(out)
 }
 
-fn types_value(types: &Types) -> Value {
-    types.single().map_or_else(|| Value::Array(types.names().iter().map(|t| Value::from(*t)).collect()), Value::from)
-}
-
 // ---- limits --------------------------------------------------------------------------------
 
 fn limit(name: &str, measured: usize, value: usize, message: String) -> Refusal {
@@ -909,6 +857,20 @@ mod tests {
         assert_eq!(any["description"], "anything");
         let types: Vec<&str> = any["anyOf"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
         assert_eq!(types, ALL_TYPES);
+    }
+
+    #[test]
+    fn conjoined_keywords_combine_and_the_residue_goes_into_all_of() {
+        // Two patterns: the second stays in an `allOf`; `propertyNames: true` conjoins to the
+        // other side's schema, never to "no names".
+        let out = project(json!({
+            "type": "object",
+            "properties": {"p": {"type": "string", "pattern": "^a", "anyOf": [{"pattern": "b$"}]}},
+            "propertyNames": true,
+            "anyOf": [{"propertyNames": {"maxLength": 3}, "minProperties": 1}]
+        }));
+        assert_eq!(out["properties"]["p"], json!({"type": "string", "pattern": "^a", "allOf": [{"pattern": "b$"}]}));
+        assert_eq!(out["propertyNames"], json!({"maxLength": 3}));
     }
 
     #[test]

@@ -18,10 +18,12 @@
 //!   `patternProperties`, `propertyNames`) is refused: closing it would change what it is for.
 //! - **Conjunctions are merged.** Strict mode has no `allOf`, so a `$ref` with constraining
 //!   siblings, or siblings beside `anyOf`/`oneOf` branches, are merged into one schema per branch.
-//!   The merge is exact: types and values intersect, bounds tighten, `required` unions, closed
-//!   sides forbid the other side's extra properties, two patterns are combined with lookaheads.
-//!   Where it cannot be done within the translator's declared budget it refuses
-//!   (`limit:merge-budget`). An explicit `allOf` is refused.
+//!   The merge is the shared exact [`conj`](crate::algebra::conj) (types and values intersect,
+//!   bounds tighten, `required` unions, closed sides forbid the other side's extra properties);
+//!   this file keeps its callback (references inlined, a merge budget spent) and its policy for
+//!   the residue: two patterns are combined with lookaheads, two unions crossed, a second
+//!   `format` spilled, anything else refused. Where it cannot be done within the translator's
+//!   declared budget it refuses (`limit:merge-budget`). An explicit `allOf` is refused.
 //! - **`oneOf` becomes `anyOf`** (exact when the branches are provably disjoint, otherwise a named
 //!   widening, and the description says that exactly one must match).
 //! - **Untyped nodes** are split per type into an `anyOf`; a schema that accepts anything (`{}`,
@@ -44,7 +46,7 @@ use std::collections::VecDeque;
 
 use serde_json::{Map, Value, json};
 
-use crate::algebra::numbers::{least_common_multiple, pick_bound};
+use crate::algebra::conj::{Conj, conj};
 use crate::algebra::patterns::combine_patterns;
 use super::openai_common::{Types, json_eq, provably_disjoint, value_set};
 use crate::refs::{Charset, Names, Resolver};
@@ -579,7 +581,9 @@ impl<'a> State<'a> {
         self.merge_maps(a, b, depth, outer_sees_inner)
     }
 
-    #[allow(clippy::too_many_lines)] // one arm per keyword reads better than a dispatch table
+    /// The exact [`conj`] of two maps, with strict mode's policy for its residue: a second
+    /// `format` is spilled into the description, two `pattern`s are combined with lookaheads (the
+    /// dialect has them), two unions become their cross product, and anything else is refused.
     fn merge_maps(&mut self, outer: &Map<String, Value>, inner: &Map<String, Value>, depth: usize, outer_sees_inner: bool) -> Result<Value, Refusal> {
         // An `unevaluatedProperties: false` that cannot see the other side's properties closes its
         // own side.
@@ -591,120 +595,40 @@ impl<'a> State<'a> {
             closed_outer = close_unevaluated(outer);
             &closed_outer
         };
-        let mut out = Map::new();
+        let (mut out, residue) = match conj(a, &b, &mut |x: &Value, y: &Value| self.merge(x, y, depth + 1, false))? {
+            Conj::Unsatisfiable => return Ok(Value::Bool(false)),
+            Conj::Combined { schema, residue } => (schema, residue),
+        };
+        // Definitions were resolved by `prepare`; spills of earlier merges are collected below.
+        for key in ["$defs", "definitions", SPILL_MARKER] {
+            out.remove(key);
+        }
         let mut spills: Vec<Value> = Vec::new();
-        for (key, value) in a.iter().chain(b.iter()) {
-            if !constrains(key) && !matches!(key.as_str(), "$defs" | "definitions") && !out.contains_key(key) {
-                out.insert(key.clone(), value.clone());
-            }
-        }
-        match (a.get("type"), b.get("type")) {
-            (Some(x), Some(y)) => {
-                let (Some(x), Some(y)) = (Types::of_keyword(x), Types::of_keyword(y)) else {
-                    return Err(Refusal::new("type", "", "malformed `type`"));
-                };
-                let both = x.and(y);
-                if both.is_empty() {
-                    return Ok(Value::Bool(false));
+        for (key, theirs) in residue {
+            let ours = out.get(&key).cloned().unwrap_or(Value::Null);
+            match key.as_str() {
+                "format" => spills.push(json!({"format": theirs})),
+                "pattern" => {
+                    let (x, y) = (ours.as_str().unwrap_or_default(), theirs.as_str().unwrap_or_default());
+                    let both = combine_patterns(x, y).ok_or_else(|| {
+                        budget_exceeded(&format!("patterns `{x}` and `{y}` use backreferences or named groups and cannot be combined"))
+                    })?;
+                    out.insert(key, Value::from(both));
                 }
-                out.insert("type".to_owned(), both.to_keyword());
-            }
-            (Some(t), None) | (None, Some(t)) => {
-                out.insert("type".to_owned(), t.clone());
-            }
-            (None, None) => {}
-        }
-        match (value_set(a), value_set(&b)) {
-            (Some(x), Some(y)) => {
-                let both: Vec<Value> = x.into_iter().filter(|v| y.iter().any(|w| json_eq(v, w))).collect();
-                if both.is_empty() {
-                    return Ok(Value::Bool(false));
+                "multipleOf" => {
+                    return Err(budget_exceeded(&format!("`multipleOf` {ours} and {theirs} have no least common multiple within exact arithmetic")));
                 }
-                out.insert("enum".to_owned(), Value::Array(both));
-            }
-            (Some(values), None) | (None, Some(values)) => {
-                out.insert("enum".to_owned(), Value::Array(values));
-            }
-            (None, None) => {}
-        }
-        for key in ["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"] {
-            pick_bound(a, &b, &mut out, key, true);
-        }
-        for key in ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"] {
-            pick_bound(a, &b, &mut out, key, false);
-        }
-        match (a.get("multipleOf"), b.get("multipleOf")) {
-            (Some(x), Some(y)) => {
-                let both = least_common_multiple(x, y)
-                    .ok_or_else(|| budget_exceeded(&format!("`multipleOf` {x} and {y} have no least common multiple within exact arithmetic")))?;
-                out.insert("multipleOf".to_owned(), both);
-            }
-            (Some(v), None) | (None, Some(v)) => {
-                out.insert("multipleOf".to_owned(), v.clone());
-            }
-            (None, None) => {}
-        }
-        match (a.get("pattern").and_then(Value::as_str), b.get("pattern").and_then(Value::as_str)) {
-            (Some(x), Some(y)) => {
-                let both = combine_patterns(x, y).ok_or_else(|| {
-                    budget_exceeded(&format!("patterns `{x}` and `{y}` use backreferences or named groups and cannot be combined"))
-                })?;
-                out.insert("pattern".to_owned(), Value::from(both));
-            }
-            (Some(v), None) | (None, Some(v)) => {
-                out.insert("pattern".to_owned(), Value::from(v));
-            }
-            (None, None) => {}
-        }
-        match (a.get("format"), b.get("format")) {
-            (Some(x), Some(y)) if x != y => {
-                out.insert("format".to_owned(), x.clone());
-                spills.push(json!({"format": y}));
-            }
-            (Some(v), _) | (None, Some(v)) => {
-                out.insert("format".to_owned(), v.clone());
-            }
-            (None, None) => {}
-        }
-        if a.get("uniqueItems") == Some(&Value::Bool(true)) || b.get("uniqueItems") == Some(&Value::Bool(true)) {
-            out.insert("uniqueItems".to_owned(), Value::Bool(true));
-        }
-        let mut required: Vec<Value> = Vec::new();
-        for name in [a, &b].into_iter().filter_map(|m| m.get("required")).filter_map(Value::as_array).flatten() {
-            if !required.contains(name) {
-                required.push(name.clone());
-            }
-        }
-        if a.contains_key("required") || b.contains_key("required") {
-            out.insert("required".to_owned(), Value::Array(required));
-        }
-        match (a.get("items"), b.get("items")) {
-            (Some(x), Some(y)) => {
-                let both = self.merge(x, y, depth + 1, false)?;
-                out.insert("items".to_owned(), both);
-            }
-            (Some(v), None) | (None, Some(v)) => {
-                out.insert("items".to_owned(), v.clone());
-            }
-            (None, None) => {}
-        }
-        self.merge_properties(a, &b, &mut out, depth)?;
-        if let Some(v) = a.get("unevaluatedProperties") {
-            out.insert("unevaluatedProperties".to_owned(), v.clone());
-        }
-        for key in ["anyOf", "oneOf"] {
-            match (a.get(key).and_then(Value::as_array), b.get(key).and_then(Value::as_array)) {
-                (Some(x), Some(y)) => {
-                    let both = self.cross(x, y, depth)?;
+                "anyOf" | "oneOf" => {
+                    let (x, y) = (ours.as_array().cloned().unwrap_or_default(), theirs.as_array().cloned().unwrap_or_default());
+                    let both = self.cross(&x, &y, depth)?;
                     if both.is_empty() {
                         return Ok(Value::Bool(false));
                     }
-                    out.insert(key.to_owned(), Value::Array(both));
+                    out.insert(key, Value::Array(both));
                 }
-                (Some(v), None) | (None, Some(v)) => {
-                    out.insert(key.to_owned(), Value::Array(v.clone()));
-                }
-                (None, None) => {}
+                "type" => return Err(Refusal::new("type", "", "malformed `type`")),
+                "$defs" | "definitions" => {}
+                _ => return Err(Refusal::new(key.as_str(), "", format!("`{key}` cannot be merged into a strict schema"))),
             }
         }
         for side in [a, &b] {
@@ -720,49 +644,10 @@ impl<'a> State<'a> {
             "maxLength", "maxItems", "maxProperties", "multipleOf", "pattern", "format", "uniqueItems", "required", "items", "properties",
             "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf", SPILL_MARKER,
         ];
-        if let Some(key) = a.keys().chain(b.keys()).find(|k| constrains(k) && !HANDLED.contains(&k.as_str())) {
+        if let Some(key) = out.keys().find(|k| constrains(k) && !HANDLED.contains(&k.as_str())) {
             return Err(Refusal::new(key.as_str(), "", format!("`{key}` cannot be merged into a strict schema")));
         }
         Ok(Value::Object(out))
-    }
-
-    /// `properties` and `additionalProperties` of a conjunction: a property declared on one side
-    /// only must also satisfy the other side's `additionalProperties` (so a closed side forbids it).
-    fn merge_properties(&mut self, a: &Map<String, Value>, b: &Map<String, Value>, out: &mut Map<String, Value>, depth: usize) -> Result<(), Refusal> {
-        let (pa, pb) = (a.get("properties").and_then(Value::as_object), b.get("properties").and_then(Value::as_object));
-        let (extra_a, extra_b) = (a.get("additionalProperties"), b.get("additionalProperties"));
-        let mut properties = Map::new();
-        for (name, x) in pa.into_iter().flatten() {
-            let merged = match (pb.and_then(|p| p.get(name)), extra_b) {
-                (Some(y), _) | (None, Some(y)) => self.merge(x, y, depth + 1, false)?,
-                (None, None) => x.clone(),
-            };
-            properties.insert(name.clone(), merged);
-        }
-        for (name, y) in pb.into_iter().flatten() {
-            if properties.contains_key(name) {
-                continue;
-            }
-            let merged = match extra_a {
-                Some(x) => self.merge(x, y, depth + 1, false)?,
-                None => y.clone(),
-            };
-            properties.insert(name.clone(), merged);
-        }
-        if pa.is_some() || pb.is_some() {
-            out.insert("properties".to_owned(), Value::Object(properties));
-        }
-        match (extra_a, extra_b) {
-            (Some(x), Some(y)) => {
-                let both = self.merge(x, y, depth + 1, false)?;
-                out.insert("additionalProperties".to_owned(), both);
-            }
-            (Some(v), None) | (None, Some(v)) => {
-                out.insert("additionalProperties".to_owned(), v.clone());
-            }
-            (None, None) => {}
-        }
-        Ok(())
     }
 }
 
