@@ -184,7 +184,7 @@ fn main() {
             }
             rows.push((harness.as_secs_f64() / raw.as_secs_f64(), harness, raw, &p.case.id));
         }
-        rows.sort_by(|a, b| (b.1 - b.2).cmp(&(a.1 - a.2)));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.1.saturating_sub(r.2)));
         println!("cases costing the most over raw validation (first translator):");
         for (ratio, harness, raw, id) in rows.iter().take(15) {
             println!("  {:>8.3} ms harness {:>8.3} ms raw  ({ratio:>5.1}x)  {id}", harness.as_secs_f64() * 1e3, raw.as_secs_f64() * 1e3);

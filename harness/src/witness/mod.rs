@@ -476,7 +476,7 @@ impl Clock {
     fn check(&self, draws: usize) -> Result<(), SearchError> {
         // Every 16th draw: reading the clock for each showed in profiles, and 16 draws are far
         // below any budget's resolution.
-        if draws % 16 != 0 || self.started.elapsed() <= self.budget {
+        if !draws.is_multiple_of(16) || self.started.elapsed() <= self.budget {
             return Ok(());
         }
         Err(SearchError::OverBudget(format!(
