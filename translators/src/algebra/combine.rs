@@ -4,8 +4,10 @@
 //! provider's policy.
 //!
 //! [`merge`] is the exact [`conj`](crate::algebra::conj) with cca-claude's policy for the residue:
-//! keep the first value of each keyword that does not combine (a widening). [`join`] is not yet
-//! the residue-returning union issue 15 asks for.
+//! keep the first value of each keyword that does not combine (a widening). [`union`] is the
+//! residue-returning union: the joined schema and, when it accepts more than the branches, the
+//! branches themselves as its residue (`joined ∧ anyOf(residue)` is exactly the union), for the
+//! caller's policy to drop (a declared widening) or keep.
 //!
 //! Two operations, each with a guaranteed direction so that the table row using it can name one:
 //!
@@ -93,6 +95,36 @@ pub(crate) fn merge(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<Strin
 }
 
 // ---- union ---------------------------------------------------------------------------------
+
+/// A union of branches written as one schema ([`union`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Union {
+    /// Accepts at least what any branch accepts ([`join`]).
+    pub(crate) schema: Value,
+    /// `None` when `schema` accepts exactly what the branches accept; otherwise the branches,
+    /// so that `schema ∧ anyOf(residue)` is exactly the union. Dropping it is a widening.
+    pub(crate) residue: Option<Vec<Value>>,
+}
+
+/// The [`join`] of `branches` with what it could not say exactly. Exact (no residue) when at most
+/// one branch can match anything, when a branch accepts everything, or when every branch is a set
+/// of values (`enum`/`const` and annotations only), which the join unites as they are. Anything
+/// else is called inexact, even where the join happens to be exact: a residue the caller drops is
+/// a widening its table declares, so over-reporting one costs nothing, under-reporting would lie.
+pub(crate) fn union(branches: &[Value]) -> Union {
+    let schema = join(branches);
+    let accepts_all = |b: &Value| matches!(b, Value::Bool(true)) || b.as_object().is_some_and(Map::is_empty);
+    let live: Vec<&Value> =
+        branches.iter().filter(|b| !matches!(b, Value::Bool(false)) && !b.as_object().is_some_and(is_unsatisfiable)).collect();
+    let values_only = |b: &&Value| {
+        b.as_object().is_some_and(|m| {
+            (m.contains_key("enum") || m.contains_key("const"))
+                && m.keys().all(|k| matches!(k.as_str(), "enum" | "const" | "title" | "description" | "$comment" | "examples" | "default"))
+        })
+    };
+    let exact = live.len() <= 1 || branches.iter().any(accepts_all) || live.iter().all(values_only);
+    Union { schema, residue: (!exact).then(|| live.into_iter().cloned().collect()) }
+}
 
 /// A schema accepting at least what any of `branches` accepts; see the module documentation.
 pub(crate) fn join(branches: &[Value]) -> Value {
@@ -331,5 +363,18 @@ mod tests {
         assert_eq!(join(&same), json!({"type": "string", "minLength": 2}));
         assert_eq!(join(&[json!(false), json!({"type": "string"})]), json!({"type": "string"}));
         assert_eq!(join(&[json!(false)]), json!(false));
+    }
+
+    #[test]
+    fn a_union_names_its_residue_unless_the_join_is_exact() {
+        let exact = |branches: &[Value]| union(branches).residue.is_none();
+        assert!(exact(&[json!({"enum": [1, 2]}), json!({"const": "a", "title": "A"})]), "values unite as they are");
+        assert!(exact(&[json!(false), json!({"type": "string", "minLength": 2})]), "one live branch");
+        assert!(exact(&[json!({"type": "string"}), json!(true)]), "a branch accepts everything");
+        let widened = [json!({"type": "string", "minLength": 2}), json!({"type": "string", "maxLength": 1})];
+        let u = union(&widened);
+        assert_eq!(u.schema, json!({"type": "string"}));
+        assert_eq!(u.residue, Some(widened.to_vec()), "the branches are the residue: schema ∧ anyOf(residue) is the union");
+        assert!(!exact(&[json!({"type": "string"}), json!({"type": "integer"})]), "two types the join writes without `type`");
     }
 }

@@ -21,7 +21,7 @@
 //! - **`anyOf`/`oneOf`** are joined and the join merged into the node: object unions become one
 //!   object with every branch's properties and the `required` all branches share; scalar unions of
 //!   one type keep it; mixed scalar unions lose `type` (any JSON type passes) but never the
-//!   parent's own `type`. All widenings ([`combine::join`](crate::algebra::combine::join)), never the first member.
+//!   parent's own `type`. All widenings ([`combine::union`](crate::algebra::combine::union), its residue dropped), never the first member.
 //! - **`type` lists** become the one type they reduce to, or are dropped (a widening).
 //! - **`nullable`** is dropped: in draft 2020-12 it is an annotation, so that is exact.
 //!
@@ -316,7 +316,9 @@ impl Normalizer {
                     (Some(a), Some(b)) => Some(a.and(b)),
                     (a, b) => a.or(b),
                 };
-                map = conjoin(&map, &algebra::join(branches));
+                // The policy for a union's residue: dropped, the widening the table declares on
+                // `anyOf`/`oneOf` (and what `name_dropped_types` then says).
+                map = conjoin(&map, &algebra::union(branches).schema);
             }
         }
         settle_type(&mut map);
