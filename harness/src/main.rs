@@ -419,14 +419,22 @@ fn report_command(check_only: bool) -> Result<u8, String> {
     if let Some(reason) = unavailable_translators(&loaded, &resolver) {
         eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; install them (see .ci/run) to regenerate those");
     }
+    let departure = loaded.env.witness.departure();
+    if let Some(settings) = &departure
+        && !check_only
+    {
+        return Err(format!("{settings}: the committed reports are made with the default witness settings; unset them to write reports/"));
+    }
     let generated = report::generate(&loaded, &resolver, true)?;
     let project = &loaded.project;
     if let Err(reason) = &project.suite {
         eprintln!("note: {reason}\nnote: without the suite, the case counts and witnesses cover the own corpus only");
     }
     if check_only {
-        let tables_only = project.suite.is_err();
-        if tables_only {
+        let tables_only = project.suite.is_err() || departure.is_some();
+        if let Some(settings) = &departure {
+            eprintln!("note: comparing the reports that depend on the tables alone ({settings} changes what the others hold)");
+        } else if tables_only {
             eprintln!("note: comparing matrix.md and index.html only (the other reports depend on the suite)");
         }
         let diffs = report::differences(project, &generated, tables_only);

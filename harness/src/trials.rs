@@ -266,7 +266,14 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
         let bless = crate::report::bless_requested()?;
         let unavailable: Vec<&str> =
             loaded.tables.iter().filter(|(name, _, _)| resolver(name).is_some_and(|t| t.unavailable().is_some())).map(|(n, _, _)| n.as_str()).collect();
-        let tables_only = project.suite.is_err() || !unavailable.is_empty();
+        let departure = loaded.env.witness.departure();
+        let tables_only = project.suite.is_err() || !unavailable.is_empty() || departure.is_some();
+        if bless && let Some(settings) = &departure {
+            return Err(Failed::from(format!(
+                "{} with {settings}: the committed reports are made with the default witness settings; unset them to rewrite reports/",
+                crate::report::BLESS_ENV
+            )));
+        }
         let generated = crate::report::generate(&loaded, &resolver, false)?;
         if bless {
             if tables_only {
@@ -288,7 +295,9 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
                 diffs.join("\n")
             ))));
         }
-        if !unavailable.is_empty() {
+        if let Some(settings) = &departure {
+            eprintln!("note: witness settings {settings} differ from the defaults the reports are made with, so only the reports that depend on the tables alone were compared");
+        } else if !unavailable.is_empty() {
             eprintln!("note: {} not installed here (see .ci/run), so only reports/matrix.md and reports/index.html were compared", unavailable.join(", "));
         } else if let Err(reason) = &project.suite {
             eprintln!("note: {reason}: only reports/matrix.md and reports/index.html were compared");

@@ -305,6 +305,30 @@ fn report_writes_then_check_shows_a_changed_disposition_as_a_diff() {
 }
 
 #[test]
+fn report_under_other_witness_settings_never_writes_and_checks_what_the_tables_decide() {
+    let s = Scratch::new("report-settings");
+    assert_eq!(s.run(&["report"]).code, 0);
+    let with_draws = |args: &[&str]| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args).current_dir(&s.0).env("SCHEMA_FIDELITY_JSTS", s.0.join("no-suite-here")).env("SCHEMA_FIDELITY_DRAWS", "3");
+        let Output { status, stdout, stderr } = cmd.output().expect("the binary runs");
+        Run { code: status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
+    };
+    let before = std::fs::read_to_string(s.0.join("reports/report.json")).expect("report.json written");
+    let write = with_draws(&["report"]);
+    assert_eq!(write.code, 2, "{}", write.all());
+    assert!(write.stderr.contains("SCHEMA_FIDELITY_DRAWS=3") && write.stderr.contains("default witness settings"), "{}", write.all());
+    assert_eq!(std::fs::read_to_string(s.0.join("reports/report.json")).ok().as_deref(), Some(before.as_str()), "nothing rewritten");
+    // The check still compares what the tables alone decide, and still fails on a changed one.
+    let current = with_draws(&["report", "--check"]);
+    assert_eq!(current.code, 0, "{}", current.all());
+    s.edit("dispositions/identity.yaml", "  pattern: { disposition: preserved }", "  pattern: { disposition: approximated, direction: widening, to: description }");
+    let stale = with_draws(&["report", "--check"]);
+    assert_eq!(stale.code, 1, "{}", stale.all());
+    assert!(stale.stdout.contains("--- reports/matrix.md (committed)"), "{}", stale.all());
+}
+
+#[test]
 fn report_keeps_files_it_did_not_write_removes_its_own_stale_pages_and_refuses_a_linked_reports_dir() {
     let s = Scratch::new("report-foreign");
     assert_eq!(s.run(&["report"]).code, 0);

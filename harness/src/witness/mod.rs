@@ -128,6 +128,27 @@ impl Settings {
         settings
     }
 
+    /// How these settings depart from the defaults the committed reports were made with (a
+    /// seed, a number of draws, a scope other than the own corpus), or `None`. A run that departs
+    /// draws other witnesses and judges other cases, so its reports cannot equal the committed
+    /// ones and must not replace them.
+    #[must_use]
+    pub fn departure(&self) -> Option<String> {
+        let mut set = Vec::new();
+        if self.seed.is_some() {
+            set.push(SEED_ENV.to_owned());
+        }
+        if self.draws != DEFAULT_DRAWS {
+            set.push(format!("{DRAWS_ENV}={}", self.draws));
+        }
+        match self.scope {
+            Scope::Own => {}
+            Scope::All => set.push(format!("{GENERATE_ENV}=all")),
+            Scope::None => set.push(format!("{GENERATE_ENV}=none")),
+        }
+        (!set.is_empty()).then(|| set.join(", "))
+    }
+
     /// Settings that ignore the environment (for tests and benchmarks).
     #[must_use]
     pub fn fixed(seed: Option<u64>, draws: usize) -> Self {
