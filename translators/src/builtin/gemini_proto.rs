@@ -38,7 +38,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::gemini::{Notes, URI_REFUSAL, count, document, provably_disjoint, resolve, scan, too_deep, too_large, whole};
+use super::gemini_common::{MAX_NODES, Notes, URI_REFUSAL, count, document, resolve, scan, too_deep, too_large, whole};
+use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::algebra::numbers;
 use crate::algebra::types::Types;
 use crate::refs::Resolver;
@@ -298,7 +299,7 @@ struct Build<'a> {
 impl Build<'_> {
     fn count(&mut self, pointer: &str) -> Result<(), Refusal> {
         self.nodes += 1;
-        if self.nodes > super::gemini::MAX_NODES { Err(too_large(pointer)) } else { Ok(()) }
+        if self.nodes > MAX_NODES { Err(too_large(pointer)) } else { Ok(()) }
     }
 
     // ---- source to normal form -----------------------------------------------------------------
