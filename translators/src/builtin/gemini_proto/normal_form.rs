@@ -39,7 +39,7 @@ impl Ty {
     }
 
     /// The shared type set of this proto type.
-    pub(super) fn types(self) -> Types {
+    fn types(self) -> Types {
         match self {
             Self::String => Types::STRING,
             Self::Number => Types::NUMBER,
@@ -147,7 +147,7 @@ pub(super) fn empty_range(ty: Ty, minimum: Option<&Value>, maximum: Option<&Valu
 }
 
 /// Whether two STRING branches differ at most in their `enum`.
-pub(super) fn same_but_strings(a: &Branch, b: &Branch) -> bool {
+fn same_but_strings(a: &Branch, b: &Branch) -> bool {
     a.ty == Ty::String
         && b.ty == Ty::String
         && a.date_time == b.date_time
@@ -159,7 +159,7 @@ pub(super) fn same_but_strings(a: &Branch, b: &Branch) -> bool {
 
 /// What `same_but_strings` compares of a STRING branch, but its `default`: `date_time`, `title`,
 /// `notes` and whether it has an `enum`.
-pub(super) type StringClass = (bool, Option<String>, Vec<String>, bool);
+type StringClass = (bool, Option<String>, Vec<String>, bool);
 
 /// Drop duplicate branches and unite string branches that differ only in their `enum`.
 ///
