@@ -3,6 +3,7 @@
 mod anthropic;
 mod cca_claude;
 mod gemini;
+mod gemini_common;
 mod gemini_proto;
 mod identity;
 mod mcp;

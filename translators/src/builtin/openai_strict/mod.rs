@@ -20,7 +20,7 @@
 //!   siblings, or siblings beside `anyOf`/`oneOf` branches, are merged into one schema per branch.
 //!   The merge is the shared exact [`conj`](crate::algebra::conj) (types and values intersect,
 //!   bounds tighten, `required` unions, closed sides forbid the other side's extra properties);
-//!   this file keeps its callback (references inlined, a merge budget spent) and its policy for
+//!   [`merge`] keeps its callback (references inlined, a merge budget spent) and its policy for
 //!   the residue: two patterns are combined with lookaheads, two unions crossed, a second
 //!   `format` spilled, anything else refused. Where it cannot be done within the translator's
 //!   declared budget it refuses (`limit:merge-budget`). An explicit `allOf` is refused.
@@ -41,19 +41,31 @@
 //!   (`{type: integer, minimum: 1, maximum: 0}`, inside the subset).
 //! - **Documented limits** (object nesting, property count, enum values, total string length) are
 //!   checked on the projection and refused with `limit:<name>`.
+//!
+//! This file keeps the translation and its policy (the refusals, the limits' numbers); merging is
+//! [`merge`], the description text [`annotate`], the null-means-absent sites [`null_sites`] and
+//! the limit checks [`limits`].
 
 use std::collections::VecDeque;
 
 use serde_json::{Map, Value, json};
 
-use crate::algebra::conj::{Conj, conj};
-use crate::algebra::patterns::combine_patterns;
 use super::openai_common::{Types, json_eq, provably_disjoint, value_set};
 use crate::refs::{Charset, Names, Resolver};
-use crate::codec::{Codec, NullSite};
+use crate::codec::Codec;
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
 use crate::walk;
+use annotate::{annotate, copy, spill};
+use limits::{budget_exceeded, check_limits, too_deep};
+use null_sites::{admits_null, nullable, take_sites};
+
+mod annotate;
+mod limits;
+mod merge;
+mod null_sites;
+#[cfg(test)]
+mod tests;
 
 /// OpenAI strict function calling.
 #[derive(Debug, Default, Clone, Copy)]
@@ -114,27 +126,6 @@ fn never() -> Value {
 
 fn is_never(node: &Value) -> bool {
     node == &never()
-}
-
-fn limit(name: &str, measured: usize, value: usize, message: String) -> Refusal {
-    Refusal::limit(name, measured as u64, value as u64, message)
-}
-
-/// Nesting past the walker's bound, cited as `max-depth` (strict mode's own limit on nesting is far
-/// below it), counting the walker's levels.
-fn too_deep(message: String) -> Refusal {
-    limit("max-depth", walk::MAX_DEPTH + 1, MAX_NESTING, message)
-}
-
-/// The translator's merge budget ran out. Its `measured` is the budget plus one: the merge stops
-/// counting where it stops (the message says which of the budget's bounds was reached).
-fn budget_exceeded(what: &str) -> Refusal {
-    limit(
-        "merge-budget",
-        MERGE_BUDGET + 1,
-        MERGE_BUDGET,
-        format!("{what}; strict mode has no allOf, and writing this conjunction out exactly exceeds the translator's budget"),
-    )
 }
 
 /// Why strict mode cannot take `keyword` holding `value` here, or `None` when it can. This is the
@@ -529,153 +520,6 @@ impl<'a> State<'a> {
         }
         Ok(Value::Object(node))
     }
-
-    // ---- merging (a conjunction written as one schema) ---------------------------------------
-
-    fn cross(&mut self, xs: &[Value], ys: &[Value], depth: usize) -> Result<Vec<Value>, Refusal> {
-        if xs.len().saturating_mul(ys.len()) > MAX_BRANCHES {
-            return Err(budget_exceeded(&format!("{} × {} branches to combine (at most {MAX_BRANCHES})", xs.len(), ys.len())));
-        }
-        let mut out = Vec::new();
-        for x in xs {
-            for y in ys {
-                let merged = self.merge(x, y, depth + 1, false)?;
-                if merged != Value::Bool(false) {
-                    out.push(merged);
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// One schema accepting exactly what both `outer` and `inner` accept. When `outer_sees_inner`,
-    /// `outer` is the node whose in-place applicators reach `inner` (a referencing node, or the
-    /// siblings of a union), so its `unevaluatedProperties` counts `inner`'s properties as
-    /// evaluated; otherwise (two property schemas of one key, two union branches) the two are
-    /// cousins and each one's `unevaluatedProperties` sees only its own.
-    fn merge(&mut self, outer: &Value, inner: &Value, depth: usize, outer_sees_inner: bool) -> Result<Value, Refusal> {
-        self.spend()?;
-        if depth > MAX_MERGE_DEPTH {
-            return Err(budget_exceeded(&format!("merges nest deeper than {MAX_MERGE_DEPTH} levels")));
-        }
-        let (a, b) = match (outer, inner) {
-            (Value::Bool(false), _) | (_, Value::Bool(false)) => return Ok(Value::Bool(false)),
-            (Value::Bool(true), other) | (other, Value::Bool(true)) => return Ok(other.clone()),
-            (Value::Object(a), Value::Object(b)) => (a, b),
-            _ => return Err(Refusal::new("type", "", "only schemas can be merged")),
-        };
-        if let Some(reference) = a.get("$ref") {
-            let target = self.target(reference)?;
-            let mut rest = a.clone();
-            rest.remove("$ref");
-            let inlined = self.merge(&Value::Object(rest), target, depth + 1, true)?;
-            return self.merge(&inlined, inner, depth + 1, outer_sees_inner);
-        }
-        if let Some(reference) = b.get("$ref") {
-            let target = self.target(reference)?;
-            let mut rest = b.clone();
-            rest.remove("$ref");
-            let inlined = self.merge(&Value::Object(rest), target, depth + 1, true)?;
-            return self.merge(outer, &inlined, depth + 1, outer_sees_inner);
-        }
-        self.merge_maps(a, b, depth, outer_sees_inner)
-    }
-
-    /// The exact [`conj`] of two maps, with strict mode's policy for its residue: a second
-    /// `format` is spilled into the description, two `pattern`s are combined with lookaheads (the
-    /// dialect has them), two unions become their cross product, and anything else is refused.
-    fn merge_maps(&mut self, outer: &Map<String, Value>, inner: &Map<String, Value>, depth: usize, outer_sees_inner: bool) -> Result<Value, Refusal> {
-        // An `unevaluatedProperties: false` that cannot see the other side's properties closes its
-        // own side.
-        let b = close_unevaluated(inner);
-        let closed_outer;
-        let a = if outer_sees_inner {
-            outer
-        } else {
-            closed_outer = close_unevaluated(outer);
-            &closed_outer
-        };
-        let (mut out, residue) = match conj(a, &b, &mut |x: &Value, y: &Value| self.merge(x, y, depth + 1, false))? {
-            Conj::Unsatisfiable => return Ok(Value::Bool(false)),
-            Conj::Combined { schema, residue } => (schema, residue),
-        };
-        // Definitions were resolved by `prepare`; spills of earlier merges are collected below.
-        for key in ["$defs", "definitions", SPILL_MARKER] {
-            out.remove(key);
-        }
-        let mut spills: Vec<Value> = Vec::new();
-        for (key, theirs) in residue {
-            let ours = out.get(&key).cloned().unwrap_or(Value::Null);
-            match key.as_str() {
-                "format" => spills.push(json!({"format": theirs})),
-                "pattern" => {
-                    let (x, y) = (ours.as_str().unwrap_or_default(), theirs.as_str().unwrap_or_default());
-                    let both = combine_patterns(x, y).ok_or_else(|| {
-                        budget_exceeded(&format!("patterns `{x}` and `{y}` use backreferences or named groups and cannot be combined"))
-                    })?;
-                    out.insert(key, Value::from(both));
-                }
-                "multipleOf" => {
-                    return Err(budget_exceeded(&format!("`multipleOf` {ours} and {theirs} have no least common multiple within exact arithmetic")));
-                }
-                "anyOf" | "oneOf" => {
-                    let (x, y) = (ours.as_array().cloned().unwrap_or_default(), theirs.as_array().cloned().unwrap_or_default());
-                    let both = self.cross(&x, &y, depth)?;
-                    if both.is_empty() {
-                        return Ok(Value::Bool(false));
-                    }
-                    out.insert(key, Value::Array(both));
-                }
-                "type" => return Err(Refusal::new("type", "", "malformed `type`")),
-                "$defs" | "definitions" => {}
-                _ => return Err(Refusal::new(key.as_str(), "", format!("`{key}` cannot be merged into a strict schema"))),
-            }
-        }
-        for side in [a, &b] {
-            if let Some(Value::Array(pending)) = side.get(SPILL_MARKER) {
-                spills.extend(pending.iter().cloned());
-            }
-        }
-        if !spills.is_empty() {
-            out.insert(SPILL_MARKER.to_owned(), Value::Array(spills));
-        }
-        const HANDLED: &[&str] = &[
-            "type", "enum", "const", "minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "maximum", "exclusiveMaximum",
-            "maxLength", "maxItems", "maxProperties", "multipleOf", "pattern", "format", "uniqueItems", "required", "items", "properties",
-            "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf", SPILL_MARKER,
-        ];
-        if let Some(key) = out.keys().find(|k| constrains(k) && !HANDLED.contains(&k.as_str())) {
-            return Err(Refusal::new(key.as_str(), "", format!("`{key}` cannot be merged into a strict schema")));
-        }
-        Ok(Value::Object(out))
-    }
-}
-
-/// `unevaluatedProperties: false` read as closing the node over its own properties, for a node
-/// merged with a schema its in-place applicators do not reach.
-fn close_unevaluated(map: &Map<String, Value>) -> Map<String, Value> {
-    let mut map = map.clone();
-    if map.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
-        map.remove("unevaluatedProperties");
-        map.entry("additionalProperties").or_insert(Value::Bool(false));
-    }
-    map
-}
-
-fn copy(from: &Map<String, Value>, to: &mut Map<String, Value>, keys: &[&str]) {
-    for key in keys {
-        if let Some(v) = from.get(*key) {
-            to.insert((*key).to_owned(), v.clone());
-        }
-    }
-}
-
-fn spill(from: &Map<String, Value>, spills: &mut Vec<(String, Value)>, keys: &[&str]) {
-    for key in keys {
-        if let Some(v) = from.get(*key) {
-            spills.push(((*key).to_owned(), v.clone()));
-        }
-    }
 }
 
 /// The exact schema of one `enum`/`const` value: a closed object of exact properties, or an array
@@ -705,75 +549,6 @@ fn exact_schema(value: &Value, depth: usize) -> Result<Value, Refusal> {
     })
 }
 
-/// Whether the source schema accepts `null`: the question that decides whether an optional
-/// property can be a null-means-absent site. Exact for the `null` instance, which only `type`,
-/// `const`/`enum`, references and combinators can reject.
-fn admits_null(doc: &Value, schema: &Value, hops: usize) -> bool {
-    let Some(map) = schema.as_object() else { return schema == &Value::Bool(true) };
-    if let Some(t) = map.get("type")
-        && !Types::of_keyword(t).is_some_and(|t| t.intersects(Types::NULL))
-    {
-        return false;
-    }
-    if let Some(values) = value_set(map)
-        && !values.iter().any(Value::is_null)
-    {
-        return false;
-    }
-    if let Some(reference) = map.get("$ref") {
-        let target = reference.as_str().and_then(|r| r.strip_prefix('#')).and_then(|p| doc.pointer(p));
-        if hops >= 32 || !target.is_some_and(|t| admits_null(doc, t, hops + 1)) {
-            return false;
-        }
-    }
-    let branches = |key: &str| map.get(key).and_then(Value::as_array).map(|bs| bs.iter().filter(|b| admits_null(doc, b, hops)).count());
-    if branches("anyOf") == Some(0) || branches("oneOf").is_some_and(|n| n != 1) {
-        return false;
-    }
-    if let Some(all) = map.get("allOf").and_then(Value::as_array)
-        && !all.iter().all(|b| admits_null(doc, b, hops))
-    {
-        return false;
-    }
-    if map.get("not").is_some_and(|n| admits_null(doc, n, hops)) {
-        return false;
-    }
-    if let Some(condition) = map.get("if") {
-        let branch = if admits_null(doc, condition, hops) { map.get("then") } else { map.get("else") };
-        if branch.is_some_and(|b| !admits_null(doc, b, hops)) {
-            return false;
-        }
-    }
-    true
-}
-
-/// The translation of an optional property, widened to accept `null` (which the codec reads as
-/// "absent"): `null` added to a scalar `type` (and `enum`), a `{type: null}` branch added to an
-/// `anyOf`, or the node wrapped as `anyOf: [node, {type: null}]`.
-fn nullable(node: Value) -> Value {
-    let Value::Object(mut map) = node else { return json!({"anyOf": [node, {"type": "null"}]}) };
-    if !map.contains_key("$ref") {
-        if let Some(types) = map.get("type").and_then(Types::of_keyword)
-            && types.is_subset_of(Types::SCALARS)
-        {
-            map.insert("type".to_owned(), types.or(Types::NULL).to_keyword());
-            if let Some(Value::Array(values)) = map.get_mut("enum")
-                && !values.iter().any(Value::is_null)
-            {
-                values.push(Value::Null);
-            }
-            return Value::Object(map);
-        }
-        if !map.contains_key("type")
-            && let Some(Value::Array(branches)) = map.get_mut("anyOf")
-        {
-            branches.push(json!({"type": "null"}));
-            return Value::Object(map);
-        }
-    }
-    json!({"anyOf": [Value::Object(map), {"type": "null"}]})
-}
-
 /// Add a translated branch to a union: a never-valid branch adds nothing, a bare `anyOf` is
 /// spliced in.
 fn push_branch(branches: &mut Vec<Value>, node: Value) {
@@ -789,146 +564,3 @@ fn push_branch(branches: &mut Vec<Value>, node: Value) {
         other => branches.push(other),
     }
 }
-
-/// Put the source node's title and description on its translation, with the spilled keywords:
-/// ` (default: X)` after the description, then a `{keyword: value, ...}` block. A bare `$ref`
-/// takes no siblings in strict mode, so it is wrapped as a one-branch `anyOf` first.
-fn annotate(node: Value, source: &Map<String, Value>, mut spills: Vec<(String, Value)>) -> Value {
-    if is_never(&node) {
-        return node;
-    }
-    let mut text = source.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
-    if let Some(default) = source.get("default")
-        && !text.contains("(default:")
-    {
-        if !text.is_empty() {
-            text.push(' ');
-        }
-        text.push_str(&format!("(default: {default})"));
-    }
-    let mut annotations = Vec::new();
-    for (key, value) in source {
-        let keep = match key.as_str() {
-            "examples" | "contentEncoding" | "contentMediaType" => true,
-            "deprecated" | "readOnly" | "writeOnly" => value != &Value::Bool(false),
-            _ => false,
-        };
-        if keep {
-            annotations.push((key.clone(), value.clone()));
-        }
-    }
-    annotations.append(&mut spills);
-    if !annotations.is_empty() {
-        let block: Vec<String> = annotations.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-        if !text.is_empty() {
-            text.push_str("\n\n");
-        }
-        text.push('{');
-        text.push_str(&block.join(", "));
-        text.push('}');
-    }
-    let title = source.get("title").filter(|t| t.is_string()).cloned();
-    if text.is_empty() && title.is_none() {
-        return node;
-    }
-    let node = if node.get("$ref").is_some() { json!({"anyOf": [node]}) } else { node };
-    let Value::Object(inner) = node else { return node };
-    let mut out = Map::new();
-    if let Some(title) = title {
-        out.insert("title".to_owned(), title);
-    }
-    if !text.is_empty() {
-        if let Some(own) = inner.get("description").and_then(Value::as_str) {
-            text = format!("{text}\n\n{own}");
-        }
-        out.insert("description".to_owned(), Value::from(text));
-    }
-    for (k, v) in inner {
-        out.entry(k).or_insert(v);
-    }
-    Value::Object(out)
-}
-
-/// Collect the null-means-absent sites recorded on object nodes, now that their pointers in the
-/// projection are final, and remove the markers.
-fn take_sites(projection: &mut Value) -> Vec<NullSite> {
-    let mut sites = Vec::new();
-    if let Ok(occurrences) = walk::occurrences(projection) {
-        for occurrence in occurrences.iter().filter(|o| o.keyword == SITES_MARKER) {
-            for name in occurrence.value.as_array().into_iter().flatten().filter_map(Value::as_str) {
-                sites.push(NullSite { object: occurrence.pointer.clone(), property: name.to_owned() });
-            }
-        }
-    }
-    *projection = strip_markers(projection);
-    sites
-}
-
-fn strip_markers(node: &Value) -> Value {
-    let mapped = walk::map_children(node, |child| Ok::<_, ()>(strip_markers(child.schema))).unwrap_or_else(|()| node.clone());
-    match mapped {
-        Value::Object(mut map) => {
-            map.remove(SITES_MARKER);
-            Value::Object(map)
-        }
-        other => other,
-    }
-}
-
-/// The documented size limits, checked on what would be sent.
-fn check_limits(projection: &Value) -> Result<(), Refusal> {
-    let mut properties = 0usize;
-    let mut enum_values = 0usize;
-    let mut characters: usize = projection.get("$defs").and_then(Value::as_object).map_or(0, |d| d.keys().map(|k| k.chars().count()).sum());
-    let mut stack = vec![(projection, String::new(), 0usize)];
-    while let Some((node, pointer, level)) = stack.pop() {
-        let is_object = node.get("type").and_then(Types::of_keyword).is_some_and(|t| t.intersects(Types::OBJECT));
-        let level = level + usize::from(is_object);
-        if level > MAX_NESTING {
-            return Err(limit("max-depth", level, MAX_NESTING, format!("objects nest {level} levels deep at `{pointer}`; strict mode allows {MAX_NESTING}")));
-        }
-        if let Some(declared) = node.get("properties").and_then(Value::as_object) {
-            properties += declared.len();
-            characters += declared.keys().map(|k| k.chars().count()).sum::<usize>();
-        }
-        if let Some(values) = node.get("enum").and_then(Value::as_array) {
-            enum_values += values.len();
-            let length: usize = values.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum();
-            characters += length;
-            if values.len() > LARGE_ENUM_VALUES && length > MAX_LARGE_ENUM_STRING_LENGTH {
-                return Err(limit(
-                    "max-enum-string-length",
-                    length,
-                    MAX_LARGE_ENUM_STRING_LENGTH,
-                    format!(
-                        "the enum at `{pointer}` has {} values of {length} characters in total; past {LARGE_ENUM_VALUES} values strict mode allows {MAX_LARGE_ENUM_STRING_LENGTH}",
-                        values.len()
-                    ),
-                ));
-            }
-        }
-        for child in walk::children(node) {
-            // Each definition is its own tree: its nesting starts again at its root.
-            let child_level = if child.keyword == "$defs" { 0 } else { level };
-            stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), child_level));
-        }
-    }
-    if properties > MAX_PROPERTIES {
-        return Err(limit("max-properties", properties, MAX_PROPERTIES, format!("{properties} object properties; strict mode allows {MAX_PROPERTIES}")));
-    }
-    if enum_values > MAX_ENUM_VALUES {
-        return Err(limit("max-enum-values", enum_values, MAX_ENUM_VALUES, format!("{enum_values} enum values; strict mode allows {MAX_ENUM_VALUES}")));
-    }
-    if characters > MAX_STRING_LENGTH {
-        return Err(limit(
-            "max-string-length",
-            characters,
-            MAX_STRING_LENGTH,
-            format!("{characters} characters of property names, definition names and enum values; strict mode allows {MAX_STRING_LENGTH}"),
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests;
