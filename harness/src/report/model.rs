@@ -14,7 +14,6 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use schema_fidelity_translators::vocabulary::{BOOLEAN_SUBSCHEMAS, DRAFT_2020_12};
 use schema_fidelity_translators::{Outcome, Translator};
@@ -595,42 +594,24 @@ pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Resul
 
 type Job = (Option<Arc<Table>>, Option<Arc<dyn Translator>>);
 
+/// The records of every runnable job (a table and its available translator), through the one
+/// parallel runner ([`crate::records::Records::of_translators`]); `None` for the others.
 fn run_jobs(jobs: &[Job], loaded: &Loaded, progress: &Progress) -> Vec<Option<Vec<Arc<Record>>>> {
-    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(jobs.len().max(1));
-    let next = AtomicUsize::new(0);
+    let runnable: Vec<(usize, (&Table, &dyn Translator))> = jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (table, translator))| match (table, translator) {
+            (Some(table), Some(translator)) if translator.unavailable().is_none() => Some((i, (table.as_ref(), translator.as_ref()))),
+            _ => None,
+        })
+        .collect();
+    let pairs: Vec<(&Table, &dyn Translator)> = runnable.iter().map(|(_, pair)| *pair).collect();
+    let tick = || progress.tick();
+    let records = loaded.records.of_translators(&pairs, &loaded.cases, &loaded.env, &tick);
     let mut results: Vec<Option<Vec<Arc<Record>>>> = vec![None; jobs.len()];
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((table, translator)) = jobs.get(i) else { break };
-                        if let (Some(table), Some(translator)) = (table, translator)
-                            && translator.unavailable().is_none()
-                        {
-                            let tick = || progress.tick();
-                            done.push((i, loaded.records.of_translator(table, translator.as_ref(), &loaded.cases, &loaded.env, &tick)));
-                        }
-                    }
-                    done
-                })
-            })
-            .collect();
-        for handle in handles {
-            // The oracle catches translator panics; a panic here is a bug in the harness itself,
-            // and a report silently missing a translator would hide it.
-            match handle.join() {
-                Ok(done) => {
-                    for (i, runs) in done {
-                        results[i] = Some(runs);
-                    }
-                }
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-    });
+    for ((i, _), runs) in runnable.iter().zip(records) {
+        results[*i] = Some(runs);
+    }
     results
 }
 
