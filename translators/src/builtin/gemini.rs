@@ -34,7 +34,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::gemini_common::{MAX_NODES, Notes, URI_REFUSAL, count, document, resolve, scan, too_deep, too_large, whole};
+use super::gemini_common::{MAX_NODES, Notes, URI_REFUSAL, admit, count, resolve, too_deep, too_large, whole};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
@@ -56,12 +56,9 @@ impl Translator for Gemini {
             "$dynamicRef" => Some("`$dynamicRef` resolves by dynamic scope, which the subset has no way to express"),
             _ => None,
         };
-        if let Err(refusal) = scan(source, refused) {
-            return Outcome::Refused(refusal);
-        }
-        let doc = match document(source) {
+        let doc = match admit(source, refused) {
             Ok(doc) => doc,
-            Err(refusal) => return Outcome::Refused(refusal),
+            Err(refused) => return refused,
         };
         let mut build = Build { names: Names::new(source, Charset::Word), doc, defs: Vec::new(), nodes: 0 };
         match build.finish() {

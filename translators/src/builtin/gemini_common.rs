@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use crate::model::Refusal;
+use crate::model::{Outcome, Refusal};
 use crate::refs::{RefError, Resolver};
 use crate::walk::{self, Occurrence};
 
@@ -78,6 +78,12 @@ pub(super) fn too_large(pointer: &str) -> Refusal {
 /// nearest enclosing `$id`, anchors per resource).
 pub(super) fn document(source: &Value) -> Result<Resolver<'_>, Refusal> {
     Resolver::new(source).map_err(|e| too_deep(&e.pointer))
+}
+
+/// What both Gemini translators do first: [`scan`] the source for what they refuse, then index
+/// it ([`document`]). The refusal comes as the [`Outcome`] to return.
+pub(super) fn admit(source: &Value, refused: impl Fn(&Occurrence<'_>) -> Option<&'static str>) -> Result<Resolver<'_>, Outcome> {
+    scan(source, refused).and_then(|()| document(source)).map_err(Outcome::Refused)
 }
 
 /// The pointer of the schema a reference held by the node at `holder` names.

@@ -39,7 +39,7 @@
 
 use serde_json::Value;
 
-use super::gemini_common::{MAX_NODES, URI_REFUSAL, document, scan, too_large};
+use super::gemini_common::{MAX_NODES, URI_REFUSAL, admit, too_large};
 use crate::codec::Codec;
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
@@ -68,12 +68,9 @@ impl Translator for GeminiProto {
             "$dynamicRef" => Some("`$dynamicRef` resolves by dynamic scope; the proto has no references at all"),
             _ => None,
         };
-        if let Err(refusal) = scan(source, refused) {
-            return Outcome::Refused(refusal);
-        }
-        let doc = match document(source) {
+        let doc = match admit(source, refused) {
             Ok(doc) => doc,
-            Err(refusal) => return Outcome::Refused(refusal),
+            Err(refused) => return refused,
         };
         let mut build = Build { doc, nodes: 0 };
         let projected = build.lower(source, "", &mut Vec::new(), 0).and_then(|root| build.emit_root(root));
