@@ -45,9 +45,10 @@
 
 use serde_json::{Map, Value};
 
-use super::numbers::{least_common_multiple, tighter};
+use super::meet;
+use super::numbers::least_common_multiple;
 use super::types::{Types, value_set};
-use crate::equality::{contains, json_eq};
+use crate::equality::json_eq;
 
 /// The conjunction of two schema maps; see the module documentation.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +106,7 @@ pub(crate) fn conj<E>(a: &Map<String, Value>, b: &Map<String, Value>, sub: &mut 
     }
     match (value_set(a), value_set(b)) {
         (Some(x), Some(y)) if !json_eq(&Value::Array(x.clone()), &Value::Array(y.clone())) => {
-            let common: Vec<Value> = x.into_iter().filter(|v| contains(&y, v)).collect();
+            let common = meet::values(Some(&x), Some(&y)).unwrap_or_default();
             if common.is_empty() {
                 return Ok(Conj::Unsatisfiable);
             }
@@ -159,9 +160,9 @@ pub(crate) fn conj<E>(a: &Map<String, Value>, b: &Map<String, Value>, sub: &mut 
                 }
                 Some(Value::Object(merged))
             }
-            k if LOWER_BOUNDS.contains(&k) => Some(tighter(&ours, theirs, true).clone()),
-            k if UPPER_BOUNDS.contains(&k) => Some(tighter(&ours, theirs, false).clone()),
-            k if ANNOTATIONS.contains(&k) || !crate::vocabulary::is_keyword(k) => Some(ours),
+            k if LOWER_BOUNDS.contains(&k) => meet::bound(Some(&ours), Some(theirs), true),
+            k if UPPER_BOUNDS.contains(&k) => meet::bound(Some(&ours), Some(theirs), false),
+            k if ANNOTATIONS.contains(&k) || !crate::vocabulary::is_keyword(k) => meet::annotation(Some(&ours), Some(theirs)),
             _ => None,
         };
         match combined {
@@ -304,13 +305,8 @@ fn conj_named<E>(ours: &Value, theirs: &Value, sub: &mut impl FnMut(&Value, &Val
 /// Both name lists as one, without repeats, in first-seen order: the conjunction of two
 /// `required` lists.
 pub(crate) fn union_names(ours: &Value, theirs: &Value) -> Value {
-    let mut names = ours.as_array().cloned().unwrap_or_default();
-    for n in theirs.as_array().into_iter().flatten() {
-        if !names.contains(n) {
-            names.push(n.clone());
-        }
-    }
-    Value::Array(names)
+    let list = |v: &Value| v.as_array().map_or(&[][..], Vec::as_slice).to_vec();
+    Value::Array(meet::names(&list(ours), &list(theirs)))
 }
 
 /// `dependentRequired`: per property, both lists.

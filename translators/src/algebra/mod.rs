@@ -10,6 +10,9 @@
 //!   residue it could not combine; each translator's policy decides what the residue becomes.
 //! - [`combine`]: `merge` (`conj` keeping the first value of each residue, cca-claude's stated
 //!   widening) and union (`join`) of combinator-free schemas.
+//! - [`meet`]: the meet of two values of one keyword (bounds, counts, value lists, name lists,
+//!   annotations) and the one emptiness test of bounds: the rules both conjunction engines apply,
+//!   [`conj`] over schema maps and gemini-proto over its typed normal form.
 //! - [`numbers`]: exact `multipleOf` arithmetic (openai-strict's, now cca-claude's too) and bounds.
 //! - [`patterns`]: the conjunction of two `pattern`s (lookaheads).
 //!
@@ -19,6 +22,7 @@
 pub(crate) mod combine;
 pub(crate) mod conj;
 pub(crate) mod disjoint;
+pub(crate) mod meet;
 pub(crate) mod numbers;
 pub(crate) mod patterns;
 pub(crate) mod types;

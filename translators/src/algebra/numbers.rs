@@ -41,6 +41,18 @@ pub(crate) fn tighter<'v>(ours: &'v Value, theirs: &'v Value, lower: bool) -> &'
     if (lower && y > x) || (!lower && y < x) { theirs } else { ours }
 }
 
+/// The inclusive bound an exclusive bound is on the integers: the nearest integer strictly inside
+/// it (`exclusiveMinimum: 2.5` is `minimum: 3`, `exclusiveMaximum: 3` is `maximum: 2`), written
+/// as a JSON integer; `None` when the bound is no number or that integer is not exact in an f64.
+/// Exact for an integer-typed node; for other numbers the exclusive bound has no inclusive twin.
+#[must_use]
+pub(crate) fn integer_inside(exclusive: &Value, lower: bool) -> Option<Value> {
+    let x = exclusive.as_f64()?;
+    let next = if lower { x.floor() + 1.0 } else { x.ceil() - 1.0 };
+    // Within ±2^53 an f64 holds every integer exactly, so the cast loses nothing.
+    (next.fract() == 0.0 && next.abs() < 9.0e15).then(|| Value::from(next as i64))
+}
+
 /// A positive number as a reduced fraction of its shortest decimal spelling.
 fn rational(value: &Value) -> Option<(u128, u128)> {
     let number = value.as_number()?;
@@ -71,8 +83,18 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 
 #[cfg(test)]
 mod tests {
-    use super::least_common_multiple;
+    use super::{integer_inside, least_common_multiple};
     use serde_json::json;
+
+    #[test]
+    fn exclusive_bounds_become_the_next_integer_inside() {
+        assert_eq!(integer_inside(&json!(2.5), true), Some(json!(3)));
+        assert_eq!(integer_inside(&json!(2), true), Some(json!(3)));
+        assert_eq!(integer_inside(&json!(3.0), false), Some(json!(2)));
+        assert_eq!(integer_inside(&json!(-0.5), false), Some(json!(-1)));
+        assert_eq!(integer_inside(&json!(1e300), true), None);
+        assert_eq!(integer_inside(&json!("3"), true), None);
+    }
 
     #[test]
     fn least_common_multiples_are_exact() {

@@ -34,7 +34,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::gemini_common::{MAX_NODES, Notes, URI_REFUSAL, admit, count, resolve, too_deep, too_large, whole};
+use super::gemini_common::{MAX_NODES, Notes, URI_REFUSAL, admit, count, resolve, too_deep, too_large};
+use crate::algebra::{meet, numbers};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
@@ -321,15 +322,12 @@ impl Build<'_> {
         let integer = map.get("type").and_then(Value::as_str) == Some("integer");
         for (exclusive, inclusive, lower) in [("exclusiveMinimum", "minimum", true), ("exclusiveMaximum", "maximum", false)] {
             let Some(bound) = map.get(exclusive).filter(|v| v.is_number()) else { continue };
-            let x = bound.as_f64().unwrap_or(f64::NAN);
-            let (limit, exact) = match integer.then(|| whole(if lower { x.floor() + 1.0 } else { x.ceil() - 1.0 })).flatten() {
+            let (limit, exact) = match integer.then(|| numbers::integer_inside(bound, lower)).flatten() {
                 Some(next) => (next, true),
                 None => (bound.clone(), false),
             };
-            let limit_f = limit.as_f64().unwrap_or(x);
-            let own_is_tighter = out.get(inclusive).and_then(Value::as_f64).is_some_and(|own| if lower { own >= limit_f } else { own <= limit_f });
-            if !own_is_tighter {
-                out.insert(inclusive.to_owned(), limit);
+            if let Some(tightest) = meet::bound(out.get(inclusive), Some(&limit), lower) {
+                out.insert(inclusive.to_owned(), tightest);
             }
             if exact {
                 let spilled = format!("{exclusive}: {bound}");

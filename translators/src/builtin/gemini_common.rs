@@ -138,12 +138,6 @@ impl Notes {
     }
 }
 
-/// An integral f64 as a JSON integer (`1`, not `1.0`), where it fits.
-pub(super) fn whole(x: f64) -> Option<Value> {
-    // Within ±2^53 an f64 holds every integer exactly, so the cast loses nothing.
-    (x.fract() == 0.0 && x.abs() < 9.0e15).then_some(Value::from(x as i64))
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;

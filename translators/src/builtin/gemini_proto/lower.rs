@@ -7,10 +7,11 @@
 
 use serde_json::{Map, Value};
 
-use super::normal_form::{ALL_TYPES, Branch, Disj, Ty, any, empty_range, number, simplify, tighter};
+use super::normal_form::{ALL_TYPES, Branch, Disj, Ty, any, simplify};
 use super::{Build, MAX_BRANCHES, MAX_UNROLL};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
-use crate::builtin::gemini_common::{Notes, count, resolve, too_deep, whole};
+use crate::algebra::{meet, numbers};
+use crate::builtin::gemini_common::{Notes, count, resolve, too_deep};
 use crate::model::Refusal;
 use crate::walk;
 
@@ -151,18 +152,13 @@ impl Build<'_> {
                     let Some(bound) = map.get(key).filter(|v| v.is_number()) else { continue };
                     let inclusive = if ty == Ty::Integer {
                         // The next integer inside an exclusive bound is an exact inclusive bound.
-                        let x = number(bound);
-                        let next = if lower { x.floor() + 1.0 } else { x.ceil() - 1.0 };
-                        whole(next).unwrap_or_else(|| bound.clone())
+                        numbers::integer_inside(bound, lower).unwrap_or_else(|| bound.clone())
                     } else {
                         notes.unenforced(key, bound);
                         bound.clone()
                     };
-                    if lower {
-                        b.minimum = tighter(b.minimum.take(), Some(inclusive), true);
-                    } else {
-                        b.maximum = tighter(b.maximum.take(), Some(inclusive), false);
-                    }
+                    let side = if lower { &mut b.minimum } else { &mut b.maximum };
+                    *side = meet::bound(side.as_ref(), Some(&inclusive), lower);
                 }
                 unenforced(&mut notes, &["multipleOf"]);
             }
@@ -290,34 +286,31 @@ impl Build<'_> {
         Ok(simplify(out))
     }
 
+    /// `x ∧ y` as one branch, or `None` when nothing satisfies both: the proto's fields walked
+    /// one by one, each combined by the shared rule of its keyword ([`meet`]); subschemas
+    /// (`items`, a property both declare) by [`Build::conj`]. The proto has no
+    /// `additionalProperties`, so a property declared on one side only is not constrained by the
+    /// other (unlike [`crate::algebra::conj`], which must read it against the other side's).
     fn merge(&mut self, x: &Branch, y: &Branch, pointer: &str) -> Result<Option<Branch>, Refusal> {
         self.count(pointer)?;
         let Some(ty) = x.ty.meet(y.ty) else { return Ok(None) };
-        let strings = match (&x.strings, &y.strings) {
-            (Some(a), Some(b)) => Some(a.iter().filter(|s| b.contains(s)).cloned().collect::<Vec<_>>()),
-            (a, b) => a.clone().or_else(|| b.clone()),
-        };
+        let strings = meet::members(x.strings.as_deref(), y.strings.as_deref(), String::eq);
         if strings.as_ref().is_some_and(Vec::is_empty) {
             return Ok(None);
         }
-        let minimum = tighter(x.minimum.clone(), y.minimum.clone(), true);
-        let maximum = tighter(x.maximum.clone(), y.maximum.clone(), false);
-        if empty_range(ty, minimum.as_ref(), maximum.as_ref()) {
+        let minimum = meet::bound(x.minimum.as_ref(), y.minimum.as_ref(), true);
+        let maximum = meet::bound(x.maximum.as_ref(), y.maximum.as_ref(), false);
+        if meet::empty_range(minimum.as_ref(), maximum.as_ref(), ty == Ty::Integer) {
             return Ok(None);
         }
-        let min_items = x.min_items.max(y.min_items);
-        let max_items = match (x.max_items, y.max_items) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
         let items = match (&x.items, &y.items) {
             (Some(a), Some(b)) => Some(self.conj(a.clone(), b.clone(), pointer)?),
             (a, b) => a.clone().or_else(|| b.clone()),
         };
-        let max_items = if items.as_ref().is_some_and(Vec::is_empty) { Some(0) } else { max_items };
-        if let (Some(lo), Some(hi)) = (min_items, max_items)
-            && lo > hi
-        {
+        let min_items = meet::count(x.min_items, y.min_items, true);
+        // Items nothing satisfies leave only the empty array.
+        let max_items = if items.as_ref().is_some_and(Vec::is_empty) { Some(0) } else { meet::count(x.max_items, y.max_items, false) };
+        if meet::empty_count(min_items, max_items) {
             return Ok(None);
         }
         let mut properties = x.properties.clone();
@@ -329,16 +322,14 @@ impl Build<'_> {
                 properties.push((name.clone(), schema.clone()));
             }
         }
-        let mut required = x.required.clone();
-        required.extend(y.required.iter().filter(|r| !x.required.contains(r)).cloned());
+        let required = meet::names(&x.required, &y.required);
         if required.iter().any(|r| properties.iter().any(|(n, d)| n == r && d.is_empty())) {
             return Ok(None);
         }
-        let mut notes = x.notes.clone();
-        notes.extend(y.notes.iter().filter(|n| !x.notes.contains(n)).cloned());
         Ok(Some(Branch {
             ty,
             strings,
+            // `format: date-time` on either side: one side's format, kept (the same value twice).
             date_time: x.date_time || y.date_time,
             minimum,
             maximum,
@@ -347,9 +338,9 @@ impl Build<'_> {
             max_items,
             properties,
             required,
-            title: x.title.clone().or_else(|| y.title.clone()),
-            notes,
-            default: x.default.clone().or_else(|| y.default.clone()),
+            title: meet::annotation(x.title.as_ref(), y.title.as_ref()),
+            notes: meet::names(&x.notes, &y.notes),
+            default: meet::annotation(x.default.as_ref(), y.default.as_ref()),
         }))
     }
 }

@@ -9,7 +9,6 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::algebra::numbers;
 use crate::algebra::types::Types;
 
 /// A proto `Type`.
@@ -126,24 +125,6 @@ impl Branch {
 /// Every value, in normal form.
 pub(super) fn any() -> Disj {
     ALL_TYPES.iter().map(|t| Branch::new(*t)).collect()
-}
-
-pub(super) fn number(value: &Value) -> f64 {
-    value.as_f64().unwrap_or(f64::NAN)
-}
-
-/// The tighter of two bounds: the larger lower bound (`lower`) or the smaller upper bound.
-pub(super) fn tighter(a: Option<Value>, b: Option<Value>, lower: bool) -> Option<Value> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(numbers::tighter(&x, &y, lower).clone()),
-        (x, y) => x.or(y),
-    }
-}
-
-/// Whether a numeric branch admits no number.
-pub(super) fn empty_range(ty: Ty, minimum: Option<&Value>, maximum: Option<&Value>) -> bool {
-    let (Some(lo), Some(hi)) = (minimum.map(number), maximum.map(number)) else { return false };
-    if ty == Ty::Integer { lo.ceil() > hi.floor() } else { lo > hi }
 }
 
 /// Whether two STRING branches differ at most in their `enum`.
