@@ -23,7 +23,7 @@
 //! This lives beside [`walk`] rather than in `algebra`: it is about where things are in a
 //! document, not what a schema means.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::Value;
 
@@ -201,7 +201,10 @@ impl Charset {
 /// The longest name [`Names`] derives (OpenAI's own limit for names; generous elsewhere).
 const MAX_NAME: usize = 64;
 
-/// Plain, unique root `$defs` names for hoisted targets.
+/// Plain, unique root `$defs` names for hoisted targets, and the worklist of targets named but
+/// not yet written: every translator that hoists names a target where it meets a reference to it,
+/// then writes one definition per named target, first named first ([`Names::next_unwritten`]),
+/// so the hoisting order is the same everywhere.
 ///
 /// A target at `/$defs/<name>` keeps `<name>` when it is plain (non-empty, within the charset,
 /// at most [`MAX_NAME`] characters); those names are reserved when the scheme is created, so no
@@ -217,6 +220,8 @@ pub(crate) struct Names {
     /// Root `$defs` targets whose names are kept, until first named.
     reserved: BTreeMap<String, String>,
     taken: BTreeSet<String>,
+    /// Targets named whose definitions are not written yet, first named first.
+    unwritten: VecDeque<String>,
 }
 
 impl Names {
@@ -230,20 +235,13 @@ impl Names {
                 reserved.insert(format!("/$defs/{}", walk::escape(name)), name.clone());
             }
         }
-        Self { charset, names: BTreeMap::new(), reserved, taken }
+        Self { charset, names: BTreeMap::new(), reserved, taken, unwritten: VecDeque::new() }
     }
 
-    /// The name already given to `target`, if any.
-    #[must_use]
-    pub(crate) fn get(&self, target: &str) -> Option<&str> {
-        self.names.get(target).map(String::as_str)
-    }
-
-    /// The name of `target`, and whether this call gave it (the caller then has a definition to
-    /// write).
-    pub(crate) fn name(&mut self, target: &str) -> (String, bool) {
+    /// The name of `target`. The first call for a target names it and puts it on the worklist.
+    pub(crate) fn name(&mut self, target: &str) -> String {
         if let Some(name) = self.names.get(target) {
-            return (name.clone(), false);
+            return name.clone();
         }
         let name = match self.reserved.remove(target) {
             Some(name) => name,
@@ -253,7 +251,16 @@ impl Names {
             }
         };
         self.names.insert(target.to_owned(), name.clone());
-        (name, true)
+        self.unwritten.push_back(target.to_owned());
+        name
+    }
+
+    /// The next target named whose definition is not written yet, with its name; the caller
+    /// writes it (which may name more targets). `None` once every named target is taken.
+    pub(crate) fn next_unwritten(&mut self) -> Option<(String, String)> {
+        let target = self.unwritten.pop_front()?;
+        let name = self.names.get(&target).cloned().unwrap_or_default();
+        Some((target, name))
     }
 
     /// A name for something that is not a document target (a definition the translator writes
@@ -381,27 +388,41 @@ mod tests {
         let doc = json!({"$defs": {"a": {}, "b.c": {}, "1": {}, "x y": {}}});
         let mut names = Names::new(&doc, Charset::Dashed);
         // A nested `a` cannot take the root's `a`, reserved before it was first named.
-        assert_eq!(names.name("/properties/p/$defs/a"), ("a-2".to_owned(), true));
-        assert_eq!(names.name("/$defs/a"), ("a".to_owned(), true));
-        assert_eq!(names.name("/$defs/a"), ("a".to_owned(), false));
-        assert_eq!(names.get("/$defs/a"), Some("a"));
-        assert_eq!(names.name("/$defs/b.c"), ("bc".to_owned(), true));
-        assert_eq!(names.name("/$defs/1"), ("1".to_owned(), true));
-        assert_eq!(names.name("/$defs/x y"), ("xy".to_owned(), true));
-        assert_eq!(names.name("/anyOf/0"), ("def-0".to_owned(), true));
-        assert_eq!(names.name("/properties/~1~0"), ("def".to_owned(), true));
-        assert_eq!(names.name("/properties/%"), ("def-2".to_owned(), true));
-        assert_eq!(names.name(""), ("root".to_owned(), true));
+        assert_eq!(names.name("/properties/p/$defs/a"), "a-2");
+        assert_eq!(names.name("/$defs/a"), "a");
+        assert_eq!(names.name("/$defs/a"), "a");
+        assert_eq!(names.name("/$defs/b.c"), "bc");
+        assert_eq!(names.name("/$defs/1"), "1");
+        assert_eq!(names.name("/$defs/x y"), "xy");
+        assert_eq!(names.name("/anyOf/0"), "def-0");
+        assert_eq!(names.name("/properties/~1~0"), "def");
+        assert_eq!(names.name("/properties/%"), "def-2");
+        assert_eq!(names.name(""), "root");
         assert_eq!(names.fresh("json_value"), "json_value");
         assert_eq!(names.fresh("json_value"), "json_value-2");
 
         let mut dotted = Names::new(&doc, Charset::Dotted);
-        assert_eq!(dotted.name("/$defs/b.c"), ("b.c".to_owned(), true));
+        assert_eq!(dotted.name("/$defs/b.c"), "b.c");
         let mut word = Names::new(&json!({}), Charset::Word);
-        assert_eq!(word.name("/properties/a-b"), ("ab".to_owned(), true));
-        assert_eq!(word.name("/items/ab"), ("ab_2".to_owned(), true));
-        assert_eq!(word.name("/prefixItems/3"), ("def_3".to_owned(), true));
+        assert_eq!(word.name("/properties/a-b"), "ab");
+        assert_eq!(word.name("/items/ab"), "ab_2");
+        assert_eq!(word.name("/prefixItems/3"), "def_3");
         let long = "x".repeat(100);
-        assert_eq!(word.name(&format!("/properties/{long}")).0.len(), MAX_NAME);
+        assert_eq!(word.name(&format!("/properties/{long}")).len(), MAX_NAME);
+    }
+
+    #[test]
+    fn named_targets_are_written_first_named_first_and_once() {
+        let mut names = Names::new(&json!({"$defs": {"a": {}}}), Charset::Dashed);
+        assert_eq!(names.name("/$defs/a"), "a");
+        assert_eq!(names.name("/properties/b"), "b");
+        assert_eq!(names.name("/$defs/a"), "a");
+        assert_eq!(names.fresh("json_value"), "json_value");
+        assert_eq!(names.next_unwritten(), Some(("/$defs/a".to_owned(), "a".to_owned())));
+        // Writing a definition may name another target: it joins the end of the worklist.
+        assert_eq!(names.name("/items"), "items");
+        assert_eq!(names.next_unwritten(), Some(("/properties/b".to_owned(), "b".to_owned())));
+        assert_eq!(names.next_unwritten(), Some(("/items".to_owned(), "items".to_owned())));
+        assert_eq!(names.next_unwritten(), None);
     }
 }

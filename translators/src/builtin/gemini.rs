@@ -158,8 +158,8 @@ struct Frame {
 struct Build<'a> {
     doc: Resolver<'a>,
     names: Names,
-    /// Targets kept as `$ref` (allowed cycles): (source pointer, name in `$defs`, projection).
-    defs: Vec<(String, String, Option<Value>)>,
+    /// Targets kept as `$ref` (allowed cycles), projected: (name in `$defs`, projection).
+    defs: Vec<(String, Value)>,
     nodes: usize,
 }
 
@@ -167,28 +167,18 @@ impl Build<'_> {
     fn finish(&mut self) -> Result<Value, Refusal> {
         let root = self.doc.root();
         let mut out = self.project(root, "", &mut Vec::new(), 0, 0)?;
-        while let Some(index) = self.defs.iter().position(|(_, _, projected)| projected.is_none()) {
-            let target = self.defs[index].0.clone();
+        while let Some((target, name)) = self.names.next_unwritten() {
             let node = self.doc.at(&target).ok_or_else(|| Refusal::new("$ref", target.clone(), "the reference target vanished"))?;
             let projected = self.project(node, &target, &mut Vec::new(), 0, 0)?;
-            self.defs[index].2 = Some(projected);
+            self.defs.push((name, projected));
         }
         if !self.defs.is_empty() {
-            let defs: Map<String, Value> = self.defs.drain(..).map(|(_, name, projected)| (name, projected.unwrap_or_else(never))).collect();
+            let defs: Map<String, Value> = self.defs.drain(..).collect();
             if let Value::Object(map) = &mut out {
                 map.insert("$defs".to_owned(), Value::Object(defs));
             }
         }
         Ok(out)
-    }
-
-    /// The `$defs` name of a target kept as a reference, registering it on first use.
-    fn def_name(&mut self, target: &str) -> String {
-        let (name, new) = self.names.name(target);
-        if new {
-            self.defs.push((target.to_owned(), name.clone(), None));
-        }
-        name
     }
 
     fn project(&mut self, schema: &Value, pointer: &str, frames: &mut Vec<Frame>, optional: usize, depth: usize) -> Result<Value, Refusal> {
@@ -217,7 +207,7 @@ impl Build<'_> {
         if let Some(&nearest) = entered.last() {
             if optional > nearest {
                 // The cycle runs through a non-required property: the provider may unroll it.
-                let name = self.def_name(&target);
+                let name = self.names.name(&target);
                 return Ok(json!({ "$ref": format!("#/$defs/{name}") }));
             }
             if entered.len() > MAX_UNROLL {

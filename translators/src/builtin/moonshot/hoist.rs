@@ -23,30 +23,20 @@ pub(super) struct Hoisted {
 
 pub(super) struct Hoister<'a> {
     resolver: Resolver<'a>,
+    /// Target names, and the worklist of targets named but not yet hoisted.
     names: Names,
-    /// Targets named but not yet hoisted.
-    pending: Vec<String>,
 }
 
 impl<'a> Hoister<'a> {
     pub(super) fn run(document: &'a Value) -> Result<Hoisted, Refusal> {
         let resolver = Resolver::new(document).map_err(|e| too_deep(&e.to_string()))?;
-        let mut hoister = Self { resolver, names: Names::new(document, Charset::Dotted), pending: Vec::new() };
+        let mut hoister = Self { resolver, names: Names::new(document, Charset::Dotted) };
         let root = hoister.rewritten("")?;
         let mut defs = BTreeMap::new();
-        while let Some(target) = hoister.pending.pop() {
-            let Some(name) = hoister.names.get(&target).map(str::to_owned) else { continue };
+        while let Some((target, name)) = hoister.names.next_unwritten() {
             defs.insert(name, hoister.rewritten(&target)?);
         }
         Ok(Hoisted { root, defs })
-    }
-
-    fn name_for(&mut self, target: &str) -> String {
-        let (name, new) = self.names.name(target);
-        if new {
-            self.pending.push(target.to_owned());
-        }
-        name
     }
 
     /// A copy of the schema at `pointer` with references rewritten and resource keywords removed.
@@ -66,7 +56,7 @@ impl<'a> Hoister<'a> {
                 .resolver
                 .resolve(&reference, pointer)
                 .map_err(|_| Refusal::new("$ref", pointer, format!("`{reference}` does not name a schema in this document")))?;
-            let rewritten = if target.is_empty() { "#".to_owned() } else { format!("#/$defs/{}", self.name_for(&target)) };
+            let rewritten = if target.is_empty() { "#".to_owned() } else { format!("#/$defs/{}", self.names.name(&target)) };
             map.insert("$ref".to_owned(), Value::from(rewritten));
         }
         // References now name the root or its `$defs`, so resource boundaries and anchors go; the

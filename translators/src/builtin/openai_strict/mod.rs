@@ -46,7 +46,6 @@
 //! [`merge`], the description text [`annotate`], the null-means-absent sites [`null_sites`] and
 //! the limit checks [`limits`].
 
-use std::collections::VecDeque;
 
 use serde_json::{Map, Value, json};
 
@@ -189,10 +188,9 @@ fn project(source: &Value) -> Result<Projection, Refusal> {
     let root = state.translate(&prepared, 0)?;
     let mut root = object_root(root)?;
     let mut definitions = Map::new();
-    while let Some(pointer) = state.queue.pop_front() {
+    while let Some((pointer, name)) = state.names.next_unwritten() {
         let target = prepared.pointer(&pointer).ok_or_else(|| Refusal::new("$ref", "", format!("`#{pointer}` does not resolve")))?;
         let translated = state.translate(target, 0)?;
-        let name = state.names.get(&pointer).unwrap_or_default().to_owned();
         definitions.insert(name, translated);
     }
     if let Some(name) = &state.any_name {
@@ -259,16 +257,15 @@ struct State<'a> {
     /// The prepared source: every `$ref` is `#<document pointer>`.
     doc: &'a Value,
     /// Document pointer of a reference target -> its definition name in the projection (root
-    /// `$defs` names kept where plain).
+    /// `$defs` names kept where plain), and the targets still to translate.
     names: Names,
-    queue: VecDeque<String>,
     any_name: Option<String>,
     budget: usize,
 }
 
 impl<'a> State<'a> {
     fn new(doc: &'a Value) -> Self {
-        Self { doc, names: Names::new(doc, Charset::Dashed), queue: VecDeque::new(), any_name: None, budget: MERGE_BUDGET }
+        Self { doc, names: Names::new(doc, Charset::Dashed), any_name: None, budget: MERGE_BUDGET }
     }
 
     /// The projection's reference to the schema at `pointer` in the document.
@@ -276,11 +273,7 @@ impl<'a> State<'a> {
         if pointer.is_empty() {
             return "#".to_owned();
         }
-        let (name, new) = self.names.name(pointer);
-        if new {
-            self.queue.push_back(pointer.to_owned());
-        }
-        format!("#/$defs/{name}")
+        format!("#/$defs/{}", self.names.name(pointer))
     }
 
     fn any(&mut self) -> Value {
