@@ -9,6 +9,7 @@
 //! - [`vocabulary`]: the draft 2020-12 keywords and the shape of their values.
 //! - [`walk`]: the walker over schema positions.
 //! - [`equality`]: JSON equality as JSON Schema reads it (`1` equals `1.0`).
+//! - [`types`]: the JSON type set (`integer` apart from the fractions) and `const`/`enum` value sets.
 //! - [`form`]: value forms, by which a disposition row may refine itself.
 //! - [`model`]: the [`Translator`](model::Translator) trait and its outcome.
 //! - [`codec`]: instance mappings for projections that change instance shape on purpose.
@@ -30,8 +31,10 @@ pub(crate) mod refs;
 pub mod model;
 pub mod root;
 pub mod vocabulary;
+pub mod types;
 pub mod walk;
 
 pub use codec::Codec;
 pub use form::Form;
+pub use types::Types;
 pub use model::{Cites, Crash, Dialect, Fault, Outcome, Projection, Refusal, Translator};

@@ -32,8 +32,8 @@ use serde_json::{Map, Value};
 
 use crate::algebra::conj::{Conj, conj};
 
-/// The one type set ([`crate::algebra::types`]), read here by type names.
-pub(crate) use crate::algebra::types::Types;
+/// The one type set ([`crate::types`]), read here by type names.
+pub(crate) use crate::types::Types;
 
 /// The JSON type a keyword constrains (it is vacuous on other types), or `None` for keywords that
 /// apply to every type.
@@ -300,8 +300,8 @@ fn is_accept_all(schema: &Value) -> bool {
 }
 
 /// The values an `enum` or `const` allows, when one of them is present (compared by value: the
-/// one value set of [`crate::algebra::types::value_set`]).
-pub(crate) use crate::algebra::types::value_set as enum_values;
+/// one value set of [`crate::types::value_set`]).
+pub(crate) use crate::types::value_set as enum_values;
 
 fn number(value: &Value) -> f64 {
     value.as_f64().unwrap_or(f64::NAN)

@@ -13,7 +13,7 @@
 //! what to do with it (refuse, put it in an `allOf`, keep the first value and declare a widening,
 //! spill it into the description) is each translator's policy and stays in its own file.
 //!
-//! What combines exactly: `type` sets intersect ([`crate::algebra::types`]), `enum`/`const`
+//! What combines exactly: `type` sets intersect ([`crate::types`]), `enum`/`const`
 //! values intersect by [`crate::algebra::json_eq`] (`1` is `1.0`), bounds tighten, `multipleOf`
 //! takes the exact least common multiple ([`crate::algebra::numbers`]), `required` and
 //! `dependentRequired` lists unite, `uniqueItems` is true if either side says so, `allOf` lists

@@ -1,8 +1,8 @@
 //! The schema algebra the built-in translators share, one module per concern, so that no
 //! translator keeps its own copy of a primitive with its own semantics.
 //!
-//! - [`types`]: the one JSON type set (`integer` and the fractions as separate bits) and the value
-//!   set a node's `const`/`enum` pins it to.
+//! - type set: [`crate::types`] (`integer` and the fractions as separate bits, shared with the
+//!   oracle's witness generator), re-exported here as `types`.
 //! - equality: [`crate::equality`] (`1` equals `1.0`), re-exported here as [`json_eq`]
 //!   and [`contains`].
 //! - [`disjoint`]: the one `oneOf` disjointness prover.
@@ -25,6 +25,6 @@ pub(crate) mod disjoint;
 pub(crate) mod meet;
 pub(crate) mod numbers;
 pub(crate) mod patterns;
-pub(crate) mod types;
 
 pub(crate) use crate::equality::{contains, json_eq};
+pub(crate) use crate::types;

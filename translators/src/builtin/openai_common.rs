@@ -9,7 +9,7 @@
 
 pub(crate) use crate::algebra::disjoint::provably_disjoint;
 pub(crate) use crate::algebra::json_eq;
-pub(crate) use crate::algebra::types::{Types, value_set};
+pub(crate) use crate::types::{Types, value_set};
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::algebra::types::Types;
+use crate::types::Types;
 
 /// A proto `Type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

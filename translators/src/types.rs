@@ -1,4 +1,5 @@
-//! The one JSON type set of the translators, and the value set a node's `const`/`enum` pins it to.
+//! The one JSON type set of the translators and the oracle, and the value set a node's
+//! `const`/`enum` pins it to.
 //!
 //! `number` is split into its integral and fractional parts (`1.0` is integral, as draft 2020-12
 //! says), so `number ∩ integer = integer` and `integer ∩ enum: [1.5] = ∅` are plain bit
@@ -6,62 +7,62 @@
 
 use serde_json::Value;
 
-use super::json_eq;
+use crate::equality::json_eq;
 
 /// Whether a number is an integer in the JSON Schema sense (`1.0` is).
 #[must_use]
-pub(crate) fn is_integral(n: &serde_json::Number) -> bool {
+pub fn is_integral(n: &serde_json::Number) -> bool {
     n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 /// A set of JSON types. `number` is split into its integral and fractional parts so that
 /// `number ∩ integer = integer` is a plain intersection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Types(u8);
+pub struct Types(u8);
 
 impl Types {
-    pub(crate) const NULL: Self = Self(1);
-    pub(crate) const BOOLEAN: Self = Self(1 << 1);
-    pub(crate) const OBJECT: Self = Self(1 << 2);
-    pub(crate) const ARRAY: Self = Self(1 << 3);
-    pub(crate) const STRING: Self = Self(1 << 4);
-    pub(crate) const INTEGER: Self = Self(1 << 5);
+    pub const NULL: Self = Self(1);
+    pub const BOOLEAN: Self = Self(1 << 1);
+    pub const OBJECT: Self = Self(1 << 2);
+    pub const ARRAY: Self = Self(1 << 3);
+    pub const STRING: Self = Self(1 << 4);
+    pub const INTEGER: Self = Self(1 << 5);
     /// Numbers that are not integers.
-    pub(crate) const FRACTION: Self = Self(1 << 6);
-    pub(crate) const NUMBER: Self = Self(Self::INTEGER.0 | Self::FRACTION.0);
-    pub(crate) const ALL: Self = Self(0x7f);
-    pub(crate) const NONE: Self = Self(0);
+    pub const FRACTION: Self = Self(1 << 6);
+    pub const NUMBER: Self = Self(Self::INTEGER.0 | Self::FRACTION.0);
+    pub const ALL: Self = Self(0x7f);
+    pub const NONE: Self = Self(0);
     /// The types whose instances have no children.
-    pub(crate) const SCALARS: Self = Self(Self::NULL.0 | Self::BOOLEAN.0 | Self::STRING.0 | Self::NUMBER.0);
+    pub const SCALARS: Self = Self(Self::NULL.0 | Self::BOOLEAN.0 | Self::STRING.0 | Self::NUMBER.0);
 
     #[must_use]
-    pub(crate) fn is_empty(self) -> bool {
+    pub fn is_empty(self) -> bool {
         self.0 == 0
     }
 
     #[must_use]
-    pub(crate) fn intersects(self, other: Self) -> bool {
+    pub fn intersects(self, other: Self) -> bool {
         self.0 & other.0 != 0
     }
 
     #[must_use]
-    pub(crate) fn and(self, other: Self) -> Self {
+    pub fn and(self, other: Self) -> Self {
         Self(self.0 & other.0)
     }
 
     #[must_use]
-    pub(crate) fn or(self, other: Self) -> Self {
+    pub fn or(self, other: Self) -> Self {
         Self(self.0 | other.0)
     }
 
     #[must_use]
-    pub(crate) fn is_subset_of(self, other: Self) -> bool {
+    pub fn is_subset_of(self, other: Self) -> bool {
         self.0 & !other.0 == 0
     }
 
     /// The type named by a `type` keyword entry.
     #[must_use]
-    pub(crate) fn named(name: &str) -> Option<Self> {
+    pub fn named(name: &str) -> Option<Self> {
         Some(match name {
             "null" => Self::NULL,
             "boolean" => Self::BOOLEAN,
@@ -76,7 +77,7 @@ impl Types {
 
     /// The types a `type` keyword admits, or `None` when its value is malformed.
     #[must_use]
-    pub(crate) fn of_keyword(value: &Value) -> Option<Self> {
+    pub fn of_keyword(value: &Value) -> Option<Self> {
         match value {
             Value::String(s) => Self::named(s),
             Value::Array(names) => names.iter().try_fold(Self::default(), |acc, n| Some(acc.or(Self::named(n.as_str()?)?))),
@@ -86,7 +87,7 @@ impl Types {
 
     /// The type of one instance.
     #[must_use]
-    pub(crate) fn of_value(value: &Value) -> Self {
+    pub fn of_value(value: &Value) -> Self {
         match value {
             Value::Null => Self::NULL,
             Value::Bool(_) => Self::BOOLEAN,
@@ -100,7 +101,7 @@ impl Types {
 
     /// Whether an instance has one of these types.
     #[must_use]
-    pub(crate) fn admits(self, value: &Value) -> bool {
+    pub fn admits(self, value: &Value) -> bool {
         self.intersects(Self::of_value(value))
     }
 
@@ -108,7 +109,7 @@ impl Types {
     /// Fractions alone are spelled `number`: they only arise from `enum` values, which keep the
     /// integers out themselves.
     #[must_use]
-    pub(crate) fn to_keyword(self) -> Value {
+    pub fn to_keyword(self) -> Value {
         match self.names().as_slice() {
             [one] => Value::from(*one),
             names => Value::from(names.to_vec()),
@@ -123,7 +124,7 @@ impl Types {
     /// The names, in a fixed order, one per type present: `number` when a fraction is admitted,
     /// else `integer` when an integer is.
     #[must_use]
-    pub(crate) fn names(self) -> Vec<&'static str> {
+    pub fn names(self) -> Vec<&'static str> {
         let mut names = Vec::new();
         for (bit, name) in [(Self::STRING, "string"), (Self::BOOLEAN, "boolean"), (Self::OBJECT, "object"), (Self::ARRAY, "array")] {
             if self.intersects(bit) {
@@ -143,7 +144,7 @@ impl Types {
 
     /// The one name these types go by, when one does.
     #[must_use]
-    pub(crate) fn single(self) -> Option<&'static str> {
+    pub fn single(self) -> Option<&'static str> {
         match self.names().as_slice() {
             [one] => Some(one),
             _ => None,
@@ -153,7 +154,7 @@ impl Types {
     /// Whether the set reaches the type `name` as [`Types::names`] spells it: `number` means the
     /// set admits non-integral numbers, `integer` that it admits integers.
     #[must_use]
-    pub(crate) fn named_admits(self, name: &str) -> bool {
+    pub fn named_admits(self, name: &str) -> bool {
         match name {
             "number" => self.intersects(Self::FRACTION),
             other => Self::named(other).is_some_and(|t| self.intersects(t)),
@@ -163,20 +164,32 @@ impl Types {
     /// Whether a keyword whose domain is the type `domain` can apply (a `number` keyword applies
     /// to integers as well).
     #[must_use]
-    pub(crate) fn meets(self, domain: &str) -> bool {
+    pub fn meets(self, domain: &str) -> bool {
         Self::named(domain).is_some_and(|t| self.intersects(t))
     }
 
     #[must_use]
-    pub(crate) fn is_all(self) -> bool {
+    pub fn is_all(self) -> bool {
         self == Self::ALL
+    }
+
+    /// The types not in this set.
+    #[must_use]
+    pub fn complement(self) -> Self {
+        Self(!self.0 & Self::ALL.0)
+    }
+
+    /// How many of the seven types (`integer` and the fractions counted apart) the set holds.
+    #[must_use]
+    pub fn len(self) -> u32 {
+        self.0.count_ones()
     }
 }
 
 /// The values a node is restricted to by `const` and `enum` (their intersection), or `None`
 /// when it has neither.
 #[must_use]
-pub(crate) fn value_set(node: &serde_json::Map<String, Value>) -> Option<Vec<Value>> {
+pub fn value_set(node: &serde_json::Map<String, Value>) -> Option<Vec<Value>> {
     let from_enum = node.get("enum").and_then(Value::as_array).cloned();
     match (node.get("const"), from_enum) {
         (Some(c), Some(values)) => Some(if values.iter().any(|v| json_eq(v, c)) { vec![c.clone()] } else { Vec::new() }),
