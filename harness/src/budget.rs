@@ -256,7 +256,7 @@ fn count_values(value: &Value) -> u64 {
 /// their length is what costs time and stack; a cycle (a recursive schema) is followed once
 /// around, as the validators follow it lazily.
 ///
-/// References are resolved by the project's one resolver ([`refs::Resolver::resolve_uri`]), from
+/// References are resolved by the project's one resolver ([`refs::Resolver::follow`]), from
 /// the position each is written at: JSON pointers and anchors in the enclosing resource, and URI
 /// references to resources embedded in the document; another document is never fetched, so a
 /// reference to one ends its chain. The references form a graph between their targets; its
@@ -273,10 +273,10 @@ struct RefGraph<'a> {
 }
 
 impl<'a> RefGraph<'a> {
-    /// The schema `reference` names, written at the schema position `at`, with its pointer.
+    /// What `reference`, written at the schema position `at`, leads to, with its pointer: data
+    /// too ([`refs::Resolver::follow`]), since the generator follows that as well.
     fn target(&self, reference: &Value, at: &str) -> Option<(&'a Value, String)> {
-        let pointer = self.resolver.resolve_uri(reference.as_str()?, at).ok()?;
-        Some((self.resolver.at(&pointer)?, pointer))
+        self.resolver.follow(reference.as_str()?, at).map(|(pointer, value)| (value, pointer))
     }
 
     fn node(&mut self, (target, pointer): (&'a Value, String)) -> usize {

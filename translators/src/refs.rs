@@ -231,6 +231,18 @@ impl<'a> Resolver<'a> {
         self.in_resource(resource.clone(), fragment)
     }
 
+    /// What a reference written at `at` leads to, for the oracle, which follows what a validator
+    /// may follow: [`Resolver::resolve_uri`]'s target, or the value a pointer leads to even when it
+    /// is data rather than a schema (a validator may read that value as a schema, so the generator
+    /// and the `$ref`-chain budget read it too). `None` when it leads nowhere in this document.
+    #[must_use]
+    pub fn follow(&self, reference: &str, at: &str) -> Option<(String, &'a Value)> {
+        match self.resolve_uri(reference, at) {
+            Ok(target) | Err(RefError::NotASchema { target }) => self.at(&target).map(|value| (target, value)),
+            Err(_) => None,
+        }
+    }
+
     /// The pointer a decoded fragment names in the resource rooted at `resource`.
     fn in_resource(&self, resource: String, fragment: String) -> Result<String, RefError> {
         let target = if fragment.is_empty() || fragment.starts_with('/') {
@@ -557,6 +569,10 @@ mod tests {
         assert_eq!(r.resolve_uri("root.json", "/$defs/b"), Err(RefError::OtherDocument), "that is nested/root.json");
         assert_eq!(r.resolve_uri("nested/b.json#nowhere", ""), Err(RefError::UnknownAnchor { anchor: "nowhere".to_owned() }));
         assert_eq!(r.resolve_uri("nested/b.json#/type", ""), Err(RefError::NotASchema { target: "/$defs/b/type".to_owned() }));
+        assert_eq!(r.follow("nested/b.json#/$id", ""), Some(("/$defs/b/$id".to_owned(), &json!("nested/b.json"))));
+        assert_eq!(r.follow("#/nowhere", ""), None);
+        assert_eq!(r.follow("#here", "/$defs/b"), None);
+        assert_eq!(r.follow("#here", ""), Some(("/$defs/a".to_owned(), &doc["$defs"]["a"])));
         assert_eq!(r.resolve_uri("root.json#/bad%2", ""), Err(RefError::Malformed));
         assert_eq!(r.base_of("/$defs/b/$defs/c"), Some("https://example.com/nested/b.json"));
         // The translators' method still reads `#` fragments only.

@@ -14,7 +14,7 @@
 //! applying to what no conjunct declares, `$dynamicRef` is followed like `$ref`, and another
 //! document's `$ref` is `Any`. That costs yield, never soundness: the validator judges every draw.
 //!
-//! References are resolved by the project's one resolver ([`refs::Resolver::resolve_uri`]): JSON
+//! References are resolved by the project's one resolver ([`refs::Resolver::follow`]): JSON
 //! pointers, anchors and resources embedded in the document (`nested/b.json#/$defs/c`); another
 //! document is never fetched. Each reference is resolved once, when the plan is built, from the
 //! position it is written at ([`References`]).
@@ -277,8 +277,10 @@ impl<'a> References<'a> {
         Self { resolver, targets, visited }
     }
 
+    /// Data a pointer leads to is followed too ([`refs::Resolver::follow`]): an object there is
+    /// read as a schema, as a validator may read it.
     fn named(resolver: &refs::Resolver<'a>, reference: &str, at: &str) -> Option<&'a Value> {
-        resolver.resolve_uri(reference, at).ok().and_then(|target| resolver.at(&target))
+        resolver.follow(reference, at).map(|(_, value)| value)
     }
 
     /// The schema the `keyword` reference of `node` names. A node the walk did not reach (deeper
@@ -703,6 +705,11 @@ mod tests {
         assert_eq!(types_of("t"), types::BOOLEAN);
         // Another document is never fetched: only the node's own keywords constrain it.
         assert_eq!(types_of("u"), types::ARRAY);
+        // A pointer to data is followed as the generator always followed it (a validator may too).
+        let data = json!({"const": {"type": "string"}, "properties": {"p": {"$ref": "#/const"}}});
+        let plan = Plan::new(&data);
+        let p = shape(&plan, plan.root).properties[0].1;
+        assert_eq!(shape(&plan, p).types, types::STRING);
     }
 
     #[test]
