@@ -52,7 +52,7 @@ use std::io::Read as _;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use schema_fidelity_translators::walk;
+use schema_fidelity_translators::{refs, walk};
 use serde_json::Value;
 
 /// One named budget.
@@ -232,7 +232,7 @@ pub fn check_schema(schema: &Value, budgets: &Budgets) -> Result<(), String> {
         };
         result.map_err(|e| e.to_string())?;
     }
-    check_ref_chains(schema, &occurrences, budgets).map_err(|e| e.to_string())
+    check_ref_chains(schema, &occurrences, budgets)
 }
 
 /// Every JSON value in `value` (itself included), counted without recursion.
@@ -256,46 +256,53 @@ fn count_values(value: &Value) -> u64 {
 /// their length is what costs time and stack; a cycle (a recursive schema) is followed once
 /// around, as the validators follow it lazily.
 ///
-/// Only local fragments (`#/...`, from the document root) are followed. The references form a
-/// graph between their targets; its strongly connected components (Tarjan, iteratively) are
-/// weighted by their size, and the longest path is found over the components in reverse
-/// topological order. Linear in the schema, times its depth for nested targets.
+/// References are resolved by the project's one resolver ([`refs::Resolver::follow`]), from
+/// the position each is written at: JSON pointers and anchors in the enclosing resource, and URI
+/// references to resources embedded in the document; another document is never fetched, so a
+/// reference to one ends its chain. The references form a graph between their targets; its
+/// strongly connected components (Tarjan, iteratively) are weighted by their size, and the longest
+/// path is found over the components in reverse topological order. Linear in the schema, times
+/// its depth for nested targets and for finding the resource around each reference.
 struct RefGraph<'a> {
-    root: &'a Value,
-    /// Targets by address, with their index.
+    resolver: refs::Resolver<'a>,
+    /// Targets by address (two pointers to one node are one target), with their index.
     index: HashMap<*const Value, usize>,
-    targets: Vec<&'a Value>,
+    /// Each target and its document pointer (where the references inside it are written).
+    targets: Vec<(&'a Value, String)>,
     edges: Vec<Vec<usize>>,
 }
 
 impl<'a> RefGraph<'a> {
-    fn target(root: &'a Value, reference: &Value) -> Option<&'a Value> {
-        let fragment = reference.as_str()?.strip_prefix('#')?;
-        if !fragment.is_empty() && !fragment.starts_with('/') {
-            return None;
-        }
-        root.pointer(&walk::percent_decode(fragment)?)
+    /// What `reference`, written at the schema position `at`, leads to, with its pointer: data
+    /// too ([`refs::Resolver::follow`]), since the generator follows that as well.
+    fn target(&self, reference: &Value, at: &str) -> Option<(&'a Value, String)> {
+        self.resolver.follow(reference.as_str()?, at).map(|(pointer, value)| (value, pointer))
     }
 
-    fn node(&mut self, target: &'a Value) -> usize {
+    fn node(&mut self, (target, pointer): (&'a Value, String)) -> usize {
         let key: *const Value = target;
         if let Some(&i) = self.index.get(&key) {
             return i;
         }
-        self.targets.push(target);
+        self.targets.push((target, pointer));
         self.edges.push(Vec::new());
         self.index.insert(key, self.targets.len() - 1);
         self.targets.len() - 1
     }
 
-    /// The graph of every target reachable from the references in `refs`.
-    fn build(root: &'a Value, refs: &[&'a Value]) -> (Self, Vec<Option<usize>>) {
-        let mut g = Self { root, index: HashMap::new(), targets: Vec::new(), edges: Vec::new() };
-        let starts: Vec<Option<usize>> = refs.iter().map(|r| Self::target(root, r).map(|t| g.node(t))).collect();
+    /// The graph of every target reachable from the references in `refs` (each a `$ref` value
+    /// and the pointer of the node holding it).
+    fn build(resolver: refs::Resolver<'a>, refs: &[(&'a Value, &str)]) -> (Self, Vec<Option<usize>>) {
+        let mut g = Self { resolver, index: HashMap::new(), targets: Vec::new(), edges: Vec::new() };
+        let starts: Vec<Option<usize>> = refs.iter().map(|(r, at)| g.target(r, at).map(|t| g.node(t))).collect();
         let mut next = 0;
         while next < g.targets.len() {
-            let inner: Vec<&'a Value> = walk::occurrences(g.targets[next])
-                .map(|os| os.into_iter().filter(|o| o.keyword == "$ref").filter_map(|o| Self::target(g.root, o.value)).collect())
+            let (value, pointer) = &g.targets[next];
+            // Occurrence pointers are relative to the target; the resolver reads them in the document.
+            let inner: Vec<(&'a Value, String)> = walk::occurrences(value)
+                .map(|os| {
+                    os.into_iter().filter(|o| o.keyword == "$ref").filter_map(|o| g.target(o.value, &format!("{pointer}{}", o.pointer))).collect()
+                })
                 .unwrap_or_default();
             for t in inner {
                 let j = g.node(t);
@@ -327,15 +334,23 @@ impl<'a> RefGraph<'a> {
 }
 
 /// The reference chain budget over every `$ref` of `schema` (given its occurrences).
-fn check_ref_chains(schema: &Value, occurrences: &[walk::Occurrence<'_>], budgets: &Budgets) -> Result<(), Exceeded> {
+///
+/// # Errors
+/// The budget exceeded, or a schema too deep to index (which [`walk::occurrences`] has already
+/// reported when it gave the occurrences; said the same way in case it did not).
+fn check_ref_chains(schema: &Value, occurrences: &[walk::Occurrence<'_>], budgets: &Budgets) -> Result<(), String> {
     let refs: Vec<&walk::Occurrence<'_>> = occurrences.iter().filter(|o| o.keyword == "$ref").collect();
-    let values: Vec<&Value> = refs.iter().map(|o| o.value).collect();
-    let (graph, starts) = RefGraph::build(schema, &values);
+    if refs.is_empty() {
+        return Ok(());
+    }
+    let resolver = refs::Resolver::new(schema).map_err(|e| e.to_string())?;
+    let values: Vec<(&Value, &str)> = refs.iter().map(|o| (o.value, o.pointer.as_str())).collect();
+    let (graph, starts) = RefGraph::build(resolver, &values);
     let longest = graph.longest();
     // The longest chain is the one reported (the first of them, in document order).
     let longest_chain = refs.iter().zip(starts).map(|(o, start)| (start.map_or(1, |t| longest[t]), o)).rev().max_by_key(|(length, _)| *length);
     match longest_chain {
-        Some((length, o)) => budgets.allow(&REF_CHAIN, length, Some(&o.pointer), "the `$ref` chain"),
+        Some((length, o)) => budgets.allow(&REF_CHAIN, length, Some(&o.pointer), "the `$ref` chain").map_err(|e| e.to_string()),
         None => Ok(()),
     }
 }
@@ -406,6 +421,36 @@ mod tests {
         assert!(check_schema(&tree, &tight).is_ok());
         let e = check_schema(&cycle, &tight).unwrap_err();
         assert!(e.contains("has 2 references"), "{e}");
+    }
+
+    /// Both fail before the budget used the shared resolver: its own followed only `#/...`
+    /// pointers from the document root, so each chain below measured 1.
+    #[test]
+    fn ref_chains_run_through_anchors_and_embedded_resources() {
+        let mut b = small();
+        b.set(&REF_CHAIN, 2);
+        // `#first` -> an anchored definition whose `items` refer to `#second` -> another anchor.
+        let anchors = json!({
+            "$defs": {"a": {"$anchor": "first", "items": {"$ref": "#second"}}, "b": {"$anchor": "second", "items": {"$ref": "#/$defs/c"}}, "c": {"type": "string"}},
+            "$ref": "#first"
+        });
+        let e = check_schema(&anchors, &b).unwrap_err();
+        assert!(e.contains("the `$ref` chain at the root has 3 references"), "{e}");
+        // Into an embedded resource by its URI, then a fragment read in that resource (its own
+        // `$defs`, not the root's), then back out by a relative URI.
+        let embedded = json!({
+            "$id": "https://example.com/root.json",
+            "$defs": {
+                "inner": {"$id": "nested/inner.json", "$defs": {"x": {"items": {"$ref": "../root.json#/$defs/end"}}}, "$ref": "#/$defs/x"},
+                "x": {"type": "null"},
+                "end": {"type": "string"}
+            },
+            "properties": {"p": {"$ref": "nested/inner.json"}}
+        });
+        let e = check_schema(&embedded, &b).unwrap_err();
+        assert!(e.contains("the `$ref` chain at `/properties/p` has 3 references"), "{e}");
+        b.set(&REF_CHAIN, 3);
+        assert!(check_schema(&anchors, &b).is_ok() && check_schema(&embedded, &b).is_ok());
     }
 
     #[test]

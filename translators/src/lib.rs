@@ -27,7 +27,7 @@ pub mod equality;
 pub mod form;
 pub mod graph;
 pub mod locate;
-pub(crate) mod refs;
+pub mod refs;
 pub mod model;
 pub mod root;
 pub mod vocabulary;

@@ -12,8 +12,14 @@
 //! - indexing visits only schema positions (through [`walk::children`]) and stops with
 //!   [`walk::TooDeep`] past [`walk::MAX_DEPTH`], so no document can make it recurse without bound.
 //!
-//! References to other documents (anything not starting with `#`) are never fetched: they are
-//! [`RefError::OtherDocument`].
+//! References to other documents are never fetched: they are [`RefError::OtherDocument`].
+//! [`Resolver::resolve`], which every translator calls, reads only `#` fragments and calls anything
+//! else another document (translators refuse such references, and their refusals say so).
+//! [`Resolver::resolve_uri`], which the oracle calls, also resolves a URI reference (RFC 3986 §5.2,
+//! the common cases) against the base URI of the resource it is written in, and follows it when it
+//! names this document or a resource embedded in it (`nested/b.json#/$defs/c`), since that is no
+//! other document at all. Each resource's base URI is its `$id` joined against the base of the
+//! resource around it; the document's own base, without `$id`, is [`DOCUMENT_BASE`].
 //!
 //! [`Names`] turns target pointers into plain, unique root `$defs` names, one scheme for every
 //! translator that hoists: a root `$defs/<name>` keeps its name when it is plain, anything else is
@@ -30,10 +36,17 @@ use serde_json::Value;
 use crate::vocabulary::ValueKind;
 use crate::walk;
 
+/// The base URI of a document without `$id`: a URN, so that a relative `$id` or reference
+/// against it stays as written (a URN has no path to join against) and still matches the `$id` it
+/// names.
+pub const DOCUMENT_BASE: &str = "urn:schema-fidelity:document";
+
 /// Why a reference does not resolve in its document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum RefError {
-    /// The reference is not a `#` fragment: it names another document, which is never fetched.
+pub enum RefError {
+    /// The reference names another document, which is never fetched ([`Resolver::resolve`]: it is
+    /// not a `#` fragment; [`Resolver::resolve_uri`]: its URI is neither this document's nor an
+    /// embedded resource's).
     OtherDocument,
     /// The fragment's `%XX` escapes are malformed or do not spell UTF-8.
     Malformed,
@@ -49,14 +62,19 @@ pub(crate) enum RefError {
     },
 }
 
-/// A document indexed for resolving `#` references: every `$anchor`/`$dynamicAnchor` by the
-/// resource declaring it.
+/// A document indexed for resolving references: every schema resource (a node with a string
+/// `$id`) with its base URI, and every `$anchor`/`$dynamicAnchor` by the resource declaring it.
 #[derive(Debug, Clone)]
-pub(crate) struct Resolver<'a> {
+pub struct Resolver<'a> {
     root: &'a Value,
     /// `(resource root pointer, anchor name)` -> pointer of the anchored node; the first in
     /// document order wins (a resource declaring an anchor twice is invalid anyway).
     anchors: BTreeMap<(String, String), String>,
+    /// Resource root pointer -> its base URI (the root's is always here).
+    bases: BTreeMap<String, String>,
+    /// Base URI (without fragment) -> resource root pointer; the first in document order wins.
+    /// [`DOCUMENT_BASE`] always names the root, with or without its own `$id`.
+    resources: BTreeMap<String, String>,
 }
 
 impl<'a> Resolver<'a> {
@@ -64,44 +82,94 @@ impl<'a> Resolver<'a> {
     ///
     /// # Errors
     /// [`walk::TooDeep`] when the document nests past [`walk::MAX_DEPTH`].
-    pub(crate) fn new(root: &'a Value) -> Result<Self, walk::TooDeep> {
-        let mut anchors = BTreeMap::new();
-        // Children are pushed in reverse so that nodes are visited in document order.
-        let mut stack = vec![(root, String::new(), String::new(), 0usize)];
-        while let Some((node, pointer, inherited, depth)) = stack.pop() {
+    pub fn new(root: &'a Value) -> Result<Self, walk::TooDeep> {
+        Self::index(root, true)
+    }
+
+    /// Index `root` down to [`walk::MAX_DEPTH`] and no further, for callers that must not fail (the
+    /// oracle's generator): resources and anchors nested deeper are not indexed, so a reference to
+    /// one of them does not resolve (a `#` pointer into the deep part still does).
+    #[must_use]
+    pub fn within_depth(root: &'a Value) -> Self {
+        match Self::index(root, false) {
+            Ok(resolver) => resolver,
+            // Not reached (the lenient walk does not fail); an empty index resolves less, never wrongly.
+            Err(_) => Self::unindexed(root),
+        }
+    }
+
+    /// A resolver that has indexed nothing: `#` pointers resolve, anchors and URIs do not.
+    fn unindexed(root: &'a Value) -> Self {
+        Self { root, anchors: BTreeMap::new(), bases: BTreeMap::new(), resources: BTreeMap::new() }
+    }
+
+    /// One walk over the schema positions of `root`; past [`walk::MAX_DEPTH`] it fails when
+    /// `strict`, and otherwise leaves the deeper part out.
+    fn index(root: &'a Value, strict: bool) -> Result<Self, walk::TooDeep> {
+        let mut resolver = Self::unindexed(root);
+        let root_base = match root.get("$id").and_then(Value::as_str) {
+            Some(id) => strip_fragment(&join(DOCUMENT_BASE, id)).to_owned(),
+            None => DOCUMENT_BASE.to_owned(),
+        };
+        resolver.resources.insert(DOCUMENT_BASE.to_owned(), String::new());
+        resolver.resources.entry(root_base.clone()).or_default();
+        resolver.bases.insert(String::new(), root_base.clone());
+        // (node, pointer, enclosing resource pointer, its base URI, depth). Children are pushed
+        // in reverse so that nodes are visited in document order.
+        let mut stack = vec![(root, String::new(), String::new(), root_base, 0usize)];
+        while let Some((node, pointer, inherited, inherited_base, depth)) = stack.pop() {
             if depth > walk::MAX_DEPTH {
-                return Err(walk::TooDeep { pointer });
+                if strict {
+                    return Err(walk::TooDeep { pointer });
+                }
+                continue;
             }
-            let resource = if node.get("$id").is_some_and(Value::is_string) { pointer.clone() } else { inherited };
+            let (resource, base) = match node.get("$id").and_then(Value::as_str) {
+                Some(_) if pointer.is_empty() => (inherited, inherited_base),
+                Some(id) => {
+                    let base = strip_fragment(&join(&inherited_base, id)).to_owned();
+                    resolver.resources.entry(base.clone()).or_insert_with(|| pointer.clone());
+                    resolver.bases.insert(pointer.clone(), base.clone());
+                    (pointer.clone(), base)
+                }
+                None => (inherited, inherited_base),
+            };
             for key in ["$anchor", "$dynamicAnchor"] {
                 if let Some(name) = node.get(key).and_then(Value::as_str) {
-                    anchors.entry((resource.clone(), name.to_owned())).or_insert_with(|| pointer.clone());
+                    resolver.anchors.entry((resource.clone(), name.to_owned())).or_insert_with(|| pointer.clone());
                 }
             }
             for child in walk::children(node).into_iter().rev() {
-                stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), resource.clone(), depth + 1));
+                stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), resource.clone(), base.clone(), depth + 1));
             }
         }
-        Ok(Self { root, anchors })
+        Ok(resolver)
     }
 
     /// The document.
     #[must_use]
-    pub(crate) fn root(&self) -> &'a Value {
+    pub fn root(&self) -> &'a Value {
         self.root
     }
 
     /// The value at a document pointer (`""` is the root).
     #[must_use]
-    pub(crate) fn at(&self, pointer: &str) -> Option<&'a Value> {
+    pub fn at(&self, pointer: &str) -> Option<&'a Value> {
         self.root.pointer(pointer)
+    }
+
+    /// The base URI of the resource holding the position `pointer` (see [`Resolver::resource_of`]),
+    /// or `None` when that resource lies deeper than the index went.
+    #[must_use]
+    pub fn base_of(&self, pointer: &str) -> Option<&str> {
+        self.bases.get(&self.resource_of(pointer)).map(String::as_str)
     }
 
     /// The pointer of the schema resource holding the position `pointer`: the nearest schema at or
     /// above it with a string `$id`, else the document root (`""`). Only schema positions count:
     /// the walk down follows keywords whose values are schemas and stops at data.
     #[must_use]
-    pub(crate) fn resource_of(&self, pointer: &str) -> String {
+    pub fn resource_of(&self, pointer: &str) -> String {
         let tokens: Vec<String> = crate::locate::tokens(pointer);
         let mut resource = String::new();
         let mut node = self.root;
@@ -132,14 +200,51 @@ impl<'a> Resolver<'a> {
         resource
     }
 
-    /// The document pointer of the schema a reference written at the schema position `at` names.
+    /// The document pointer of the schema a `#` reference written at the schema position `at`
+    /// names. Any other reference is [`RefError::OtherDocument`], even one naming a resource
+    /// embedded in this document: translators refuse those ([`Resolver::resolve_uri`] follows them).
     ///
     /// # Errors
     /// A [`RefError`] saying why it names no schema of this document.
-    pub(crate) fn resolve(&self, reference: &str, at: &str) -> Result<String, RefError> {
+    pub fn resolve(&self, reference: &str, at: &str) -> Result<String, RefError> {
         let fragment = reference.strip_prefix('#').ok_or(RefError::OtherDocument)?;
         let fragment = walk::percent_decode(fragment).ok_or(RefError::Malformed)?;
-        let resource = self.resource_of(at);
+        self.in_resource(self.resource_of(at), fragment)
+    }
+
+    /// The document pointer of the schema any reference written at the schema position `at` names:
+    /// a `#` fragment exactly as [`Resolver::resolve`]; a URI reference is joined against the base
+    /// URI of the resource around `at`, and its fragment read in the resource with the resulting
+    /// URI, which is this document or one embedded in it.
+    ///
+    /// # Errors
+    /// [`RefError::OtherDocument`] when the URI names no resource of this document (or the base it
+    /// is joined against lies deeper than the index went); otherwise as [`Resolver::resolve`].
+    pub fn resolve_uri(&self, reference: &str, at: &str) -> Result<String, RefError> {
+        if reference.starts_with('#') {
+            return self.resolve(reference, at);
+        }
+        let (uri, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let base = self.base_of(at).ok_or(RefError::OtherDocument)?;
+        let resource = self.resources.get(strip_fragment(&join(base, uri))).ok_or(RefError::OtherDocument)?;
+        let fragment = walk::percent_decode(fragment).ok_or(RefError::Malformed)?;
+        self.in_resource(resource.clone(), fragment)
+    }
+
+    /// What a reference written at `at` leads to, for the oracle, which follows what a validator
+    /// may follow: [`Resolver::resolve_uri`]'s target, or the value a pointer leads to even when it
+    /// is data rather than a schema (a validator may read that value as a schema, so the generator
+    /// and the `$ref`-chain budget read it too). `None` when it leads nowhere in this document.
+    #[must_use]
+    pub fn follow(&self, reference: &str, at: &str) -> Option<(String, &'a Value)> {
+        match self.resolve_uri(reference, at) {
+            Ok(target) | Err(RefError::NotASchema { target }) => self.at(&target).map(|value| (target, value)),
+            Err(_) => None,
+        }
+    }
+
+    /// The pointer a decoded fragment names in the resource rooted at `resource`.
+    fn in_resource(&self, resource: String, fragment: String) -> Result<String, RefError> {
         let target = if fragment.is_empty() || fragment.starts_with('/') {
             format!("{resource}{fragment}")
         } else {
@@ -164,9 +269,68 @@ impl<'a> Resolver<'a> {
 pub(crate) fn resolve_once(root: &Value, reference: &str, at: &str) -> Result<String, RefError> {
     let fragment = reference.strip_prefix('#').ok_or(RefError::OtherDocument)?;
     let anchored = walk::percent_decode(fragment).is_some_and(|f| !f.is_empty() && !f.starts_with('/'));
-    let unindexed = || Resolver { root, anchors: BTreeMap::new() };
-    let resolver = if anchored { Resolver::new(root).unwrap_or_else(|_| unindexed()) } else { unindexed() };
+    let resolver = if anchored { Resolver::new(root).unwrap_or_else(|_| Resolver::unindexed(root)) } else { Resolver::unindexed(root) };
     resolver.resolve(reference, at)
+}
+
+/// `uri` without its fragment.
+fn strip_fragment(uri: &str) -> &str {
+    uri.split_once('#').map_or(uri, |(u, _)| u)
+}
+
+/// Whether `s` starts with a URI scheme (`https:`, `urn:`, ...).
+fn has_scheme(s: &str) -> bool {
+    let Some((scheme, _)) = s.split_once(':') else { return false };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// Resolve `reference` against `base` (RFC 3986 section 5.2, the common cases: absolute,
+/// network-path, absolute-path, relative-path and fragment-only references). A relative reference
+/// against a base without hierarchy (`urn:`) is returned as it is: it then matches an `$id`
+/// written the same way, and nothing else.
+fn join(base: &str, reference: &str) -> String {
+    if has_scheme(reference) {
+        return reference.to_owned();
+    }
+    if reference.starts_with('#') {
+        // Same document: the base without its fragment, with the reference's.
+        return format!("{}{reference}", strip_fragment(base));
+    }
+    let Some((scheme, rest)) = base.split_once("://") else {
+        return if reference.is_empty() { base.to_owned() } else { reference.to_owned() };
+    };
+    if let Some(authority_relative) = reference.strip_prefix("//") {
+        return format!("{scheme}://{authority_relative}");
+    }
+    let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
+    let path = strip_fragment(path);
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    let merged = if let Some(absolute) = reference.strip_prefix('/') {
+        absolute.to_owned()
+    } else if reference.is_empty() {
+        path.to_owned()
+    } else {
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        if dir.is_empty() { reference.to_owned() } else { format!("{dir}/{reference}") }
+    };
+    format!("{scheme}://{authority}/{}", remove_dot_segments(&merged))
+}
+
+/// RFC 3986 section 5.2.4 over a path without its leading `/`: `.` segments dropped, `..` removing
+/// the segment before it (never above the root).
+fn remove_dot_segments(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "." => {}
+            ".." => {
+                out.pop();
+            }
+            s => out.push(s),
+        }
+    }
+    out.join("/")
 }
 
 /// Which characters a target accepts in a `$defs` name.
@@ -376,11 +540,81 @@ mod tests {
 
     #[test]
     fn indexing_is_bounded() {
-        let mut doc = json!({"type": "string"});
+        let mut doc = json!({"$anchor": "deep", "type": "string"});
         for _ in 0..(walk::MAX_DEPTH + 2) {
             doc = json!({"items": doc});
         }
         assert!(Resolver::new(&doc).is_err());
+        // The lenient index stops at the bound: the deep anchor is unknown, a pointer still resolves.
+        let lenient = Resolver::within_depth(&doc);
+        assert!(matches!(lenient.resolve_uri("#deep", ""), Err(RefError::UnknownAnchor { .. })));
+        let deep = "/items".repeat(walk::MAX_DEPTH + 2);
+        assert_eq!(lenient.resolve_uri(&format!("#{deep}"), ""), Ok(deep));
+    }
+
+    /// Ported from the oracle's generator, whose own resolver this one replaced.
+    #[test]
+    fn pointers_anchors_and_embedded_resources_resolve() {
+        let doc = json!({
+            "$id": "https://example.com/root.json",
+            "$defs": {
+                "a": {"$anchor": "here", "type": "integer"},
+                "b": {"$id": "nested/b.json", "$defs": {"c": {"type": "string"}}},
+                "pct": {"type": "null"}
+            }
+        });
+        let r = Resolver::new(&doc).unwrap();
+        assert_eq!(r.resolve_uri("#/$defs/a", ""), Ok("/$defs/a".to_owned()));
+        assert_eq!(r.resolve_uri("#here", ""), Ok("/$defs/a".to_owned()));
+        assert_eq!(r.resolve_uri("nested/b.json#/$defs/c", ""), Ok("/$defs/b/$defs/c".to_owned()));
+        assert_eq!(r.resolve_uri("#/$defs/c", "/$defs/b"), Ok("/$defs/b/$defs/c".to_owned()));
+        assert_eq!(r.resolve_uri("../root.json#/$defs/%70ct", "/$defs/b"), Ok("/$defs/pct".to_owned()));
+        assert_eq!(r.resolve_uri("https://example.com/nested/b.json", ""), Ok("/$defs/b".to_owned()));
+        assert_eq!(r.resolve_uri("/root.json#here", "/$defs/b/$defs/c"), Ok("/$defs/a".to_owned()));
+        assert_eq!(r.resolve_uri("https://other.example/x.json", ""), Err(RefError::OtherDocument));
+        assert_eq!(r.resolve_uri("nested/c.json#/x", ""), Err(RefError::OtherDocument));
+        assert_eq!(r.resolve_uri("root.json", "/$defs/b"), Err(RefError::OtherDocument), "that is nested/root.json");
+        assert_eq!(r.resolve_uri("nested/b.json#nowhere", ""), Err(RefError::UnknownAnchor { anchor: "nowhere".to_owned() }));
+        assert_eq!(r.resolve_uri("nested/b.json#/type", ""), Err(RefError::NotASchema { target: "/$defs/b/type".to_owned() }));
+        assert_eq!(r.follow("nested/b.json#/$id", ""), Some(("/$defs/b/$id".to_owned(), &json!("nested/b.json"))));
+        assert_eq!(r.follow("#/nowhere", ""), None);
+        assert_eq!(r.follow("#here", "/$defs/b"), None);
+        assert_eq!(r.follow("#here", ""), Some(("/$defs/a".to_owned(), &doc["$defs"]["a"])));
+        assert_eq!(r.resolve_uri("root.json#/bad%2", ""), Err(RefError::Malformed));
+        assert_eq!(r.base_of("/$defs/b/$defs/c"), Some("https://example.com/nested/b.json"));
+        // The translators' method still reads `#` fragments only.
+        assert_eq!(r.resolve("nested/b.json#/$defs/c", ""), Err(RefError::OtherDocument));
+    }
+
+    #[test]
+    fn a_document_without_id_has_the_fixed_base() {
+        let doc = json!({
+            "$defs": {"b": {"$id": "b.json", "$defs": {"c": {"$anchor": "c"}}}, "u": {"$id": "urn:example:u", "type": "null"}}
+        });
+        let r = Resolver::new(&doc).unwrap();
+        assert_eq!(r.base_of(""), Some(DOCUMENT_BASE));
+        assert_eq!(r.resolve_uri(DOCUMENT_BASE, "/$defs/b"), Ok(String::new()));
+        assert_eq!(r.resolve_uri(&format!("{DOCUMENT_BASE}#/$defs/u"), ""), Ok("/$defs/u".to_owned()));
+        // A relative `$id` against a URN stays as written, and a reference written the same way finds it.
+        assert_eq!(r.resolve_uri("b.json#c", ""), Ok("/$defs/b/$defs/c".to_owned()));
+        assert_eq!(r.resolve_uri("urn:example:u", "/$defs/b"), Ok("/$defs/u".to_owned()));
+        assert_eq!(r.resolve_uri("c.json", ""), Err(RefError::OtherDocument));
+    }
+
+    #[test]
+    fn joins_follow_rfc_3986() {
+        assert_eq!(join("https://a.example/x/y.json", "z.json"), "https://a.example/x/z.json");
+        assert_eq!(join("https://a.example/x/y.json", "../z.json"), "https://a.example/z.json");
+        assert_eq!(join("https://a.example/x/y.json", "./z.json"), "https://a.example/x/z.json");
+        assert_eq!(join("https://a.example/x/y.json", "/z.json"), "https://a.example/z.json");
+        assert_eq!(join("https://a.example/x/y.json", "//b.example/z.json"), "https://b.example/z.json");
+        assert_eq!(join("https://a.example/x/y.json", ""), "https://a.example/x/y.json");
+        assert_eq!(join("https://a.example/x/y.json#f", "#g"), "https://a.example/x/y.json#g");
+        assert_eq!(join("urn:x:y", "urn:x:z"), "urn:x:z");
+        assert_eq!(join("urn:x:y", "z.json"), "z.json");
+        assert_eq!(join("urn:x:y", "#g"), "urn:x:y#g");
+        assert_eq!(remove_dot_segments("a/b/../../../c/./d"), "c/d");
+        assert!(has_scheme("https://x") && has_scheme("urn:x") && !has_scheme("a/b:c") && !has_scheme("1a:b") && !has_scheme("b.json"));
     }
 
     #[test]

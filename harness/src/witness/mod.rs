@@ -41,7 +41,6 @@
 mod dice;
 mod draw;
 mod plan;
-mod refs;
 mod shrink;
 mod strings;
 

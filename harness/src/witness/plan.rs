@@ -13,14 +13,18 @@
 //! satisfy another, `dependentSchemas` only adds its keys after the fact, `unevaluated*` is read as
 //! applying to what no conjunct declares, `$dynamicRef` is followed like `$ref`, and another
 //! document's `$ref` is `Any`. That costs yield, never soundness: the validator judges every draw.
+//!
+//! References are resolved by the project's one resolver ([`refs::Resolver::follow`]): JSON
+//! pointers, anchors and resources embedded in the document (`nested/b.json#/$defs/c`); another
+//! document is never fetched. Each reference is resolved once, when the plan is built, from the
+//! position it is written at ([`References`]).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use schema_fidelity_translators::walk;
+use schema_fidelity_translators::{refs, walk};
 use serde_json::{Map, Value};
 
-use super::refs::{Index, address};
 use super::strings::Pattern;
 
 /// Index of a node in [`Plan::nodes`].
@@ -158,8 +162,8 @@ impl Plan {
     /// Compile `schema`. Never fails: what the compiler does not understand becomes `Any`.
     #[must_use]
     pub fn new(schema: &Value) -> Self {
-        let index = Index::new(schema);
-        let mut compiler = Compiler { index, nodes: Vec::new(), memo: HashMap::new(), depth: 0 };
+        let references = References::new(schema);
+        let mut compiler = Compiler { references, nodes: Vec::new(), memo: HashMap::new(), depth: 0 };
         let root = compiler.node(&[schema], &BTreeSet::new());
         let finite = finite_nodes(&compiler.nodes);
         Plan { nodes: compiler.nodes, root, sweep_start: 0.0, finite }
@@ -227,6 +231,69 @@ fn finite_nodes(nodes: &[Node]) -> Vec<bool> {
     vec![true; nodes.len()]
 }
 
+/// A node's identity: its address inside the borrowed document. The compiler meets nodes as
+/// values (branches, reference targets), so their address is what names them in memo keys.
+fn address(node: &Value) -> usize {
+    std::ptr::from_ref(node) as usize
+}
+
+/// The reference keywords the compiler follows (`$dynamicRef` like `$ref`, see the module docs).
+const REFERENCES: [&str; 2] = ["$ref", "$dynamicRef"];
+
+/// What each reference of one document names: resolved once, from the position it is written at.
+struct References<'a> {
+    resolver: refs::Resolver<'a>,
+    /// (address of the node holding the keyword, keyword) -> the schema it names, for every
+    /// reference at a schema position within [`walk::MAX_DEPTH`]; a reference that names nothing
+    /// here is absent.
+    targets: HashMap<(usize, &'static str), &'a Value>,
+    /// Addresses of the nodes the walk visited (a node holding a reference absent from `targets`
+    /// then names nothing the resolver can find).
+    visited: HashSet<usize>,
+}
+
+impl<'a> References<'a> {
+    /// Index `root` and resolve every reference at its schema positions, in one iterative walk
+    /// that stops at [`walk::MAX_DEPTH`] like every walk in this project.
+    fn new(root: &'a Value) -> Self {
+        let resolver = refs::Resolver::within_depth(root);
+        let mut targets = HashMap::new();
+        let mut visited = HashSet::new();
+        let mut stack = vec![(root, String::new(), 0usize)];
+        while let Some((node, pointer, depth)) = stack.pop() {
+            if depth > walk::MAX_DEPTH {
+                continue;
+            }
+            visited.insert(address(node));
+            for keyword in REFERENCES {
+                if let Some(target) = node.get(keyword).and_then(Value::as_str).and_then(|r| Self::named(&resolver, r, &pointer)) {
+                    targets.insert((address(node), keyword), target);
+                }
+            }
+            for child in walk::children(node) {
+                stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), depth + 1));
+            }
+        }
+        Self { resolver, targets, visited }
+    }
+
+    /// Data a pointer leads to is followed too ([`refs::Resolver::follow`]): an object there is
+    /// read as a schema, as a validator may read it.
+    fn named(resolver: &refs::Resolver<'a>, reference: &str, at: &str) -> Option<&'a Value> {
+        resolver.follow(reference, at).map(|(_, value)| value)
+    }
+
+    /// The schema the `keyword` reference of `node` names. A node the walk did not reach (deeper
+    /// than it goes) is read as if written at the root, a guess that costs yield at worst.
+    fn target(&self, node: &'a Value, keyword: &'static str) -> Option<&'a Value> {
+        let at = address(node);
+        if self.visited.contains(&at) {
+            return self.targets.get(&(at, keyword)).copied();
+        }
+        node.get(keyword).and_then(Value::as_str).and_then(|r| Self::named(&self.resolver, r, ""))
+    }
+}
+
 /// A disjunction already expanded on the way to a node: (schema node address, keyword).
 type Expanded = BTreeSet<(usize, &'static str)>;
 
@@ -234,7 +301,7 @@ type Expanded = BTreeSet<(usize, &'static str)>;
 type MemoKey = (Vec<usize>, Vec<(usize, &'static str)>);
 
 struct Compiler<'a> {
-    index: Index<'a>,
+    references: References<'a>,
     nodes: Vec<Node>,
     memo: HashMap<MemoKey, NodeId>,
     /// Nesting of `node` calls: past `walk::MAX_DEPTH` a subschema is `Any`, so a schema nested
@@ -316,8 +383,10 @@ impl<'a> Compiler<'a> {
                     if !map.keys().all(|k| INERT.contains(&k.as_str())) {
                         out.push(part);
                     }
-                    for keyword in ["$ref", "$dynamicRef"] {
-                        if let Some(target) = map.get(keyword).and_then(Value::as_str).and_then(|r| self.index.resolve(part, r)) {
+                    for keyword in REFERENCES {
+                        if map.contains_key(keyword)
+                            && let Some(target) = self.references.target(part, keyword)
+                        {
                             stack.push(target);
                         }
                     }
@@ -603,6 +672,44 @@ mod tests {
         assert_eq!(s.types, types::INTEGER);
         assert_eq!(s.lower, Some(Bound { value: 0.0, exclusive: false }));
         assert_eq!(s.upper, Some(Bound { value: 10.0, exclusive: true }));
+    }
+
+    /// The generator side of `refs::tests::pointers_anchors_and_embedded_resources_resolve` (the
+    /// test of the generator's former resolver): each reference folds its target into the shape.
+    #[test]
+    fn pointers_anchors_and_embedded_resources_resolve() {
+        let schema = json!({
+            "$id": "https://example.com/root.json",
+            "$defs": {
+                "a": {"$anchor": "here", "type": "integer"},
+                "b": {"$id": "nested/b.json", "$defs": {"c": {"type": "string"}}, "$ref": "../root.json#/$defs/%70ct"},
+                "pct": {"type": "null"},
+                "d": {"$id": "d.json", "$ref": "#/$defs/e", "$defs": {"e": {"type": "boolean"}}}
+            },
+            "properties": {
+                "p": {"$ref": "#/$defs/a"},
+                "q": {"$ref": "#here"},
+                "r": {"$ref": "nested/b.json#/$defs/c"},
+                "s": {"$ref": "nested/b.json"},
+                "t": {"$ref": "d.json"},
+                "u": {"$ref": "https://other.example/x.json", "type": "array"}
+            }
+        });
+        let plan = Plan::new(&schema);
+        let root = shape(&plan, plan.root);
+        let types_of = |name: &str| shape(&plan, root.properties.iter().find(|(n, _)| n == name).expect(name).1).types;
+        assert_eq!(types_of("p"), types::INTEGER);
+        assert_eq!(types_of("q"), types::INTEGER);
+        assert_eq!(types_of("r"), types::STRING);
+        assert_eq!(types_of("s"), types::NULL);
+        assert_eq!(types_of("t"), types::BOOLEAN);
+        // Another document is never fetched: only the node's own keywords constrain it.
+        assert_eq!(types_of("u"), types::ARRAY);
+        // A pointer to data is followed as the generator always followed it (a validator may too).
+        let data = json!({"const": {"type": "string"}, "properties": {"p": {"$ref": "#/const"}}});
+        let plan = Plan::new(&data);
+        let p = shape(&plan, plan.root).properties[0].1;
+        assert_eq!(shape(&plan, p).types, types::STRING);
     }
 
     #[test]
