@@ -19,11 +19,15 @@ use std::collections::HashSet;
 use super::dice::Dice;
 use serde_json::{Map, Value};
 
-use super::plan::{Bound, Node, NodeId, Plan, Shape, types};
+use super::plan::{Bound, Node, NodeId, Plan, Shape};
+use schema_fidelity_translators::Types;
 use super::strings;
 
 /// Enums longer than this are swept value by value by valid draws instead of drawn at random.
 const SWEPT_ENUM: usize = 8;
+/// The order in which a type is picked from a set: fixed, so that a seed draws the same
+/// instances whatever the set's internal layout.
+const DRAW_ORDER: [Types; 7] = [Types::NULL, Types::BOOLEAN, Types::INTEGER, Types::FRACTION, Types::STRING, Types::ARRAY, Types::OBJECT];
 /// Past this depth a draw holds only what is required.
 const SOFT_DEPTH: usize = 4;
 /// Past this depth a draw is `null`.
@@ -213,8 +217,8 @@ impl<'a> Drawer<'a> {
         if depth < SOFT_DEPTH {
             return None;
         }
-        let nests = types::ARRAY | types::OBJECT;
-        branches.iter().copied().find(|id| matches!(self.plan.node(*id), Node::Shape(shape) if shape.types & nests == 0 && shape.types != 0))
+        let nests = Types::ARRAY.or(Types::OBJECT);
+        branches.iter().copied().find(|id| matches!(self.plan.node(*id), Node::Shape(shape) if !shape.types.intersects(nests) && !shape.types.is_empty()))
     }
 
     fn valid_opt(&mut self, id: Option<NodeId>, depth: usize) -> Value {
@@ -274,31 +278,23 @@ impl<'a> Drawer<'a> {
         s
     }
 
-    fn pick_type(&mut self, s: &Shape) -> u8 {
-        let mut allowed = if s.types == 0 { types::ALL } else { s.types };
+    fn pick_type(&mut self, s: &Shape) -> Types {
+        let mut allowed = if s.types.is_empty() { Types::ALL } else { s.types };
         // An untyped schema with object keywords is about objects; draw those mostly.
-        if allowed == types::ALL && s.hinted != 0 && !self.one_in(5) {
+        if allowed.is_all() && !s.hinted.is_empty() && !self.one_in(5) {
             allowed = s.hinted;
         }
-        self.pick_bit(allowed)
+        self.pick(allowed)
     }
 
-    /// One of the set bits of `bits` (the lowest seven), uniformly; `0` when none is set.
-    fn pick_bit(&mut self, bits: u8) -> u8 {
-        let bits = bits & types::ALL;
-        if bits == 0 {
-            return 0;
+    /// One of the types in `set` (integers and fractions apart), uniformly, in [`DRAW_ORDER`];
+    /// [`Types::NONE`] when the set is empty.
+    fn pick(&mut self, set: Types) -> Types {
+        if set.is_empty() {
+            return Types::NONE;
         }
-        let mut k = self.rng.random_range(0..bits.count_ones());
-        let mut rest = bits;
-        loop {
-            let lowest = rest & rest.wrapping_neg();
-            if k == 0 {
-                return lowest;
-            }
-            k -= 1;
-            rest &= !lowest;
-        }
+        let k = self.rng.random_range(0..set.len());
+        DRAW_ORDER.into_iter().filter(|t| set.intersects(*t)).nth(k as usize).unwrap_or(Types::NONE)
     }
 
     fn shape(&mut self, s: &Shape, depth: usize) -> Value {
@@ -315,14 +311,14 @@ impl<'a> Drawer<'a> {
             return values[i].clone();
         }
         match self.pick_type(s) {
-            types::NULL => Value::Null,
-            types::BOOLEAN => Value::Bool(self.rng.random()),
+            Types::NULL => Value::Null,
+            Types::BOOLEAN => Value::Bool(self.rng.random()),
             // A `number` whose bounds admit no integer (`0 < x < 1`) is drawn as a fraction.
-            types::INTEGER if s.types & types::FRACTION != 0 && !Self::admits_integer(s) => self.fraction(s),
-            types::INTEGER => self.integer(s),
-            types::FRACTION => self.fraction(s),
-            types::STRING => Value::String(self.string(s)),
-            types::ARRAY => self.array(s, depth, ArrayMode::default()),
+            Types::INTEGER if s.types.intersects(Types::FRACTION) && !Self::admits_integer(s) => self.fraction(s),
+            Types::INTEGER => self.integer(s),
+            Types::FRACTION => self.fraction(s),
+            Types::STRING => Value::String(self.string(s)),
+            Types::ARRAY => self.array(s, depth, ArrayMode::default()),
             _ => Value::Object(self.object(s, depth, false)),
         }
     }
@@ -663,7 +659,7 @@ impl<'a> Drawer<'a> {
 
     fn misses(&self, s: &Shape) -> Kinds {
         let mut kinds = Kinds::default();
-        if s.types != types::ALL && s.types != 0 {
+        if !s.types.is_all() && !s.types.is_empty() {
             kinds.push(Miss::WrongType);
         }
         if s.values.as_ref().is_some_and(|v| !v.is_empty()) {
@@ -671,7 +667,7 @@ impl<'a> Drawer<'a> {
             kinds.push(Miss::OutsideEnum);
             return kinds;
         }
-        let numeric = s.types & (types::INTEGER | types::FRACTION) != 0;
+        let numeric = s.types.intersects(Types::NUMBER);
         if numeric {
             if s.upper.is_some() {
                 kinds.push(Miss::AboveUpper);
@@ -682,11 +678,11 @@ impl<'a> Drawer<'a> {
             if s.multiple_of.is_some() {
                 kinds.push(Miss::NotMultiple);
             }
-            if s.types & types::FRACTION == 0 {
+            if !s.types.intersects(Types::FRACTION) {
                 kinds.push(Miss::Fraction);
             }
         }
-        if s.types & types::STRING != 0 {
+        if s.types.intersects(Types::STRING) {
             if s.min_length > 0 {
                 kinds.push(Miss::TooShort);
             }
@@ -700,7 +696,7 @@ impl<'a> Drawer<'a> {
                 kinds.push(Miss::FormatBroken);
             }
         }
-        if s.types & types::ARRAY != 0 {
+        if s.types.intersects(Types::ARRAY) {
             // A `maxItems` an array within the length budget cannot exceed is not probed.
             if s.max_items.is_some_and(|m| m < max_len()) {
                 kinds.push(Miss::TooManyItems);
@@ -718,7 +714,7 @@ impl<'a> Drawer<'a> {
                 kinds.extend([Miss::ItemBroken, Miss::ItemBroken]);
             }
         }
-        if s.types & types::OBJECT != 0 {
+        if s.types.intersects(Types::OBJECT) {
             if !s.required.is_empty() {
                 kinds.push(Miss::MissingRequired);
             }
@@ -759,7 +755,7 @@ impl<'a> Drawer<'a> {
         if kinds.len == 0 {
             return self.shape(s, depth);
         }
-        let integral = s.types & types::FRACTION == 0;
+        let integral = !s.types.intersects(Types::FRACTION);
         match kinds.items[self.rng.random_range(0..kinds.len)] {
             Miss::WrongType => self.wrong_type(s.types),
             Miss::OutsideEnum => {
@@ -888,14 +884,14 @@ impl<'a> Drawer<'a> {
     }
 
     /// A value of a type outside `allowed`, close to what was expected where possible.
-    fn wrong_type(&mut self, allowed: u8) -> Value {
-        match self.pick_bit(!allowed) {
-            types::NULL => Value::Null,
-            types::BOOLEAN => Value::Bool(self.rng.random()),
-            types::INTEGER => Value::from(self.rng.random_range(0i64..=9)),
-            types::FRACTION => Value::from(0.5 + f64::from(self.rng.random_range(0i32..=9))),
-            types::STRING => Value::String(if self.one_in(2) { self.rng.random_range(0u32..=9).to_string() } else { self.word() }),
-            types::ARRAY => Value::Array(Vec::new()),
+    fn wrong_type(&mut self, allowed: Types) -> Value {
+        match self.pick(allowed.complement()) {
+            Types::NULL => Value::Null,
+            Types::BOOLEAN => Value::Bool(self.rng.random()),
+            Types::INTEGER => Value::from(self.rng.random_range(0i64..=9)),
+            Types::FRACTION => Value::from(0.5 + f64::from(self.rng.random_range(0i32..=9))),
+            Types::STRING => Value::String(if self.one_in(2) { self.rng.random_range(0u32..=9).to_string() } else { self.word() }),
+            Types::ARRAY => Value::Array(Vec::new()),
             _ => Value::Object(Map::new()),
         }
     }

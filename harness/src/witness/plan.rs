@@ -22,7 +22,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use schema_fidelity_translators::{refs, walk};
+use schema_fidelity_translators::{Types, refs, walk};
 use serde_json::{Map, Value};
 
 use super::strings::Pattern;
@@ -41,32 +41,6 @@ const INERT: &[&str] = &[
     "$ref", "$dynamicRef", "$id", "$schema", "$anchor", "$dynamicAnchor", "$comment", "$defs", "$vocabulary", "definitions", "title",
     "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
 ];
-
-/// JSON types as bits, so that intersections are `&`.
-pub(crate) mod types {
-    pub(crate) const NULL: u8 = 1;
-    pub(crate) const BOOLEAN: u8 = 2;
-    pub(crate) const INTEGER: u8 = 4;
-    /// Numbers with a fractional part (`number` is `INTEGER | FRACTION`).
-    pub(crate) const FRACTION: u8 = 8;
-    pub(crate) const STRING: u8 = 16;
-    pub(crate) const ARRAY: u8 = 32;
-    pub(crate) const OBJECT: u8 = 64;
-    pub(crate) const ALL: u8 = 127;
-
-    pub(crate) fn parse(name: &str) -> u8 {
-        match name {
-            "null" => NULL,
-            "boolean" => BOOLEAN,
-            "integer" => INTEGER,
-            "number" => INTEGER | FRACTION,
-            "string" => STRING,
-            "array" => ARRAY,
-            "object" => OBJECT,
-            _ => 0,
-        }
-    }
-}
 
 /// A compiled schema.
 #[derive(Debug)]
@@ -99,10 +73,10 @@ pub(crate) enum Node {
 /// The gathered constraints of one conjunction.
 #[derive(Debug, Default)]
 pub(crate) struct Shape {
-    /// Allowed types ([`types`] bits).
-    pub types: u8,
+    /// Allowed types.
+    pub types: Types,
     /// Types whose keywords appear: an untyped schema with `properties` is meant for objects.
-    pub hinted: u8,
+    pub hinted: Types,
     /// `const`/`enum`, intersected.
     pub values: Option<Vec<Value>>,
     /// The next value of a long enum that valid draws take: values are visited in turn rather
@@ -191,7 +165,6 @@ impl Plan {
 /// type whose required parts all have one". Only what a shape requires is looked at, so a node
 /// is called infinite only when every valid instance must nest without end (never on a guess).
 fn finite_nodes(nodes: &[Node]) -> Vec<bool> {
-    const SCALARS: u8 = types::NULL | types::BOOLEAN | types::INTEGER | types::FRACTION | types::STRING;
     // Children are compiled after their parent, so one pass from the last node settles all but
     // what a cycle feeds back; a few passes settle those. Past the cap the unsettled nodes count
     // as finite: that loses the shortcut, never a valid draw.
@@ -210,13 +183,13 @@ fn finite_nodes(nodes: &[Node]) -> Vec<bool> {
                 Node::Choice(branches) => branches.iter().any(|&b| known(&finite, Some(b))),
                 Node::Shape(s) => {
                     let by_values = s.values.as_ref().is_some_and(|v| !v.is_empty());
-                    let object = s.types & types::OBJECT != 0 && s.required_nodes.iter().all(|&n| known(&finite, n));
+                    let object = s.types.intersects(Types::OBJECT) && s.required_nodes.iter().all(|&n| known(&finite, n));
                     let needed_prefix = usize::try_from(s.min_items).unwrap_or(usize::MAX).min(s.prefix.len());
-                    let array = s.types & types::ARRAY != 0
+                    let array = s.types.intersects(Types::ARRAY)
                         && s.prefix.iter().take(needed_prefix).all(|&n| known(&finite, Some(n)))
                         && (s.min_items <= s.prefix.len() as u64 || known(&finite, s.items))
                         && s.contains.iter().all(|c| c.min == 0 || known(&finite, Some(c.node)));
-                    by_values || s.types & SCALARS != 0 || object || array
+                    by_values || s.types.intersects(Types::SCALARS) || object || array
                 }
             };
             if now {
@@ -431,18 +404,18 @@ impl<'a> Compiler<'a> {
     /// are left out (`Any`), which is how an out-of-budget node stays cheap.
     #[allow(clippy::too_many_lines)]
     fn shape(&mut self, flat: &[&'a Value], children: bool) -> Shape {
-        let mut s = Shape { types: types::ALL, ..Shape::default() };
+        let mut s = Shape { types: Types::ALL, ..Shape::default() };
         let maps: Vec<(&'a Value, &'a Map<String, Value>)> = flat.iter().filter_map(|v| v.as_object().map(|m| (*v, m))).collect();
         let mut patterns: Vec<&str> = Vec::new();
         let mut required_seen: HashSet<&str> = HashSet::new();
         for (_, m) in &maps {
             if let Some(t) = m.get("type") {
                 let bits = match t {
-                    Value::String(name) => types::parse(name),
-                    Value::Array(names) => names.iter().filter_map(Value::as_str).fold(0, |acc, n| acc | types::parse(n)),
-                    _ => types::ALL,
+                    Value::String(name) => Types::named(name).unwrap_or(Types::NONE),
+                    Value::Array(names) => names.iter().filter_map(Value::as_str).fold(Types::NONE, |acc, n| acc.or(Types::named(n).unwrap_or(Types::NONE))),
+                    _ => Types::ALL,
                 };
-                s.types &= bits;
+                s.types = s.types.and(bits);
             }
             let mut constrain = |values: Vec<Value>| {
                 s.values = Some(match s.values.take() {
@@ -462,7 +435,7 @@ impl<'a> Compiler<'a> {
             }
             for (keyword, exclusive, lower) in [("minimum", false, true), ("exclusiveMinimum", true, true), ("maximum", false, false), ("exclusiveMaximum", true, false)] {
                 let Some(value) = m.get(keyword).and_then(Value::as_f64) else { continue };
-                s.hinted |= types::INTEGER | types::FRACTION;
+                s.hinted = s.hinted.or(Types::NUMBER);
                 let bound = Bound { value, exclusive };
                 let slot = if lower { &mut s.lower } else { &mut s.upper };
                 *slot = Some(match *slot {
@@ -471,19 +444,19 @@ impl<'a> Compiler<'a> {
                 });
             }
             if let Some(m) = m.get("multipleOf").and_then(Value::as_f64).filter(|m| *m > 0.0) {
-                s.hinted |= types::INTEGER | types::FRACTION;
+                s.hinted = s.hinted.or(Types::NUMBER);
                 s.multiple_of.get_or_insert(m);
             }
             if let Some(n) = m.get("minLength").and_then(Value::as_u64) {
-                s.hinted |= types::STRING;
+                s.hinted = s.hinted.or(Types::STRING);
                 s.min_length = s.min_length.max(n);
             }
             if let Some(n) = m.get("maxLength").and_then(Value::as_u64) {
-                s.hinted |= types::STRING;
+                s.hinted = s.hinted.or(Types::STRING);
                 s.max_length = Some(s.max_length.map_or(n, |old| old.min(n)));
             }
             if let Some(p) = m.get("pattern").and_then(Value::as_str) {
-                s.hinted |= types::STRING;
+                s.hinted = s.hinted.or(Types::STRING);
                 patterns.push(p);
             }
             if let Some(f) = m.get("format").and_then(Value::as_str)
@@ -492,19 +465,19 @@ impl<'a> Compiler<'a> {
                 s.format = Some(f.to_owned());
             }
             if let Some(n) = m.get("minItems").and_then(Value::as_u64) {
-                s.hinted |= types::ARRAY;
+                s.hinted = s.hinted.or(Types::ARRAY);
                 s.min_items = s.min_items.max(n);
             }
             if let Some(n) = m.get("maxItems").and_then(Value::as_u64) {
-                s.hinted |= types::ARRAY;
+                s.hinted = s.hinted.or(Types::ARRAY);
                 s.max_items = Some(s.max_items.map_or(n, |old| old.min(n)));
             }
             if m.get("uniqueItems") == Some(&Value::Bool(true)) {
-                s.hinted |= types::ARRAY;
+                s.hinted = s.hinted.or(Types::ARRAY);
                 s.unique = true;
             }
             if let Some(Value::Array(names)) = m.get("required") {
-                s.hinted |= types::OBJECT;
+                s.hinted = s.hinted.or(Types::OBJECT);
                 for name in names.iter().filter_map(Value::as_str) {
                     if required_seen.insert(name) {
                         s.required.push(name.to_owned());
@@ -512,15 +485,15 @@ impl<'a> Compiler<'a> {
                 }
             }
             if let Some(n) = m.get("minProperties").and_then(Value::as_u64) {
-                s.hinted |= types::OBJECT;
+                s.hinted = s.hinted.or(Types::OBJECT);
                 s.min_properties = s.min_properties.max(n);
             }
             if let Some(n) = m.get("maxProperties").and_then(Value::as_u64) {
-                s.hinted |= types::OBJECT;
+                s.hinted = s.hinted.or(Types::OBJECT);
                 s.max_properties = Some(s.max_properties.map_or(n, |old| old.min(n)));
             }
             if let Some(Value::Object(deps)) = m.get("dependentRequired") {
-                s.hinted |= types::OBJECT;
+                s.hinted = s.hinted.or(Types::OBJECT);
                 for (key, names) in deps {
                     let names = names.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
                     s.dependent_required.push((key.clone(), names));
@@ -528,12 +501,12 @@ impl<'a> Compiler<'a> {
             }
             for keyword in ["properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames", "dependentSchemas"] {
                 if m.contains_key(keyword) {
-                    s.hinted |= types::OBJECT;
+                    s.hinted = s.hinted.or(Types::OBJECT);
                 }
             }
             for keyword in ["items", "prefixItems", "contains", "unevaluatedItems"] {
                 if m.contains_key(keyword) {
-                    s.hinted |= types::ARRAY;
+                    s.hinted = s.hinted.or(Types::ARRAY);
                 }
             }
         }
@@ -669,7 +642,7 @@ mod tests {
         });
         let plan = Plan::new(&schema);
         let s = shape(&plan, plan.root);
-        assert_eq!(s.types, types::INTEGER);
+        assert_eq!(s.types, Types::INTEGER);
         assert_eq!(s.lower, Some(Bound { value: 0.0, exclusive: false }));
         assert_eq!(s.upper, Some(Bound { value: 10.0, exclusive: true }));
     }
@@ -698,18 +671,18 @@ mod tests {
         let plan = Plan::new(&schema);
         let root = shape(&plan, plan.root);
         let types_of = |name: &str| shape(&plan, root.properties.iter().find(|(n, _)| n == name).expect(name).1).types;
-        assert_eq!(types_of("p"), types::INTEGER);
-        assert_eq!(types_of("q"), types::INTEGER);
-        assert_eq!(types_of("r"), types::STRING);
-        assert_eq!(types_of("s"), types::NULL);
-        assert_eq!(types_of("t"), types::BOOLEAN);
+        assert_eq!(types_of("p"), Types::INTEGER);
+        assert_eq!(types_of("q"), Types::INTEGER);
+        assert_eq!(types_of("r"), Types::STRING);
+        assert_eq!(types_of("s"), Types::NULL);
+        assert_eq!(types_of("t"), Types::BOOLEAN);
         // Another document is never fetched: only the node's own keywords constrain it.
-        assert_eq!(types_of("u"), types::ARRAY);
+        assert_eq!(types_of("u"), Types::ARRAY);
         // A pointer to data is followed as the generator always followed it (a validator may too).
         let data = json!({"const": {"type": "string"}, "properties": {"p": {"$ref": "#/const"}}});
         let plan = Plan::new(&data);
         let p = shape(&plan, plan.root).properties[0].1;
-        assert_eq!(shape(&plan, p).types, types::STRING);
+        assert_eq!(shape(&plan, p).types, Types::STRING);
     }
 
     #[test]
