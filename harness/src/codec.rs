@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use schema_fidelity_translators::codec::{Codec, NullSite};
-use schema_fidelity_translators::locate;
+use schema_fidelity_translators::{Types, locate};
 use serde_json::{Map, Value};
 
 /// Which way an instance is being mapped.
@@ -214,23 +214,10 @@ impl Walker<'_> {
     }
 }
 
-/// Whether a union branch's declared `type` (if any) admits the instance's JSON type.
+/// Whether a union branch's declared `type` (if any) admits the instance's JSON type, by the
+/// one type set (`1.0` is an integer); a malformed `type` admits nothing.
 fn admits_type(branch: &Value, instance: &Value) -> bool {
-    let name = match instance {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
-    let matches = |t: &Value| t.as_str().is_some_and(|t| t == name || (t == "number" && name == "integer"));
-    match branch.get("type") {
-        None => true,
-        Some(Value::Array(types)) => types.iter().any(matches),
-        Some(t) => matches(t),
-    }
+    branch.get("type").is_none_or(|t| Types::of_keyword(t).is_some_and(|types| types.admits(instance)))
 }
 
 #[cfg(test)]
