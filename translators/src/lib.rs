@@ -1,8 +1,8 @@
 //! Tool-schema translators and the pieces they share with the fidelity oracle.
 //!
 //! A *translator* turns a tool's source schema (JSON Schema draft 2020-12) into what one provider
-//! accepts: a [`Projection`](model::Projection) (schema, dialect, codec) or a named
-//! [`Refusal`](model::Refusal). Every translator here descends through schemas with the one
+//! accepts: a [`Projection`] (schema, dialect, codec) or a named
+//! [`Refusal`]. Every translator here descends through schemas with the one
 //! [walker](walk), so the oracle in the harness and the translators agree on what a schema
 //! position is.
 //!
@@ -11,13 +11,15 @@
 //! - [`equality`]: JSON equality as JSON Schema reads it (`1` equals `1.0`).
 //! - [`types`]: the JSON type set (`integer` apart from the fractions) and `const`/`enum` value sets.
 //! - [`form`]: value forms, by which a disposition row may refine itself.
-//! - [`model`]: the [`Translator`](model::Translator) trait and its outcome.
+//! - [`model`]: the [`Translator`] trait and its outcome.
 //! - [`codec`]: instance mappings for projections that change instance shape on purpose.
 //! - [`graph`]: strongly connected components of reference graphs.
 //! - [`locate`]: the instance locator (which schema nodes apply at an instance location).
-//! - `refs`: the one `$ref` resolver and `$defs` naming scheme of the built-in translators.
+//! - [`refs`]: the one `$ref` resolver (translators and the oracle's generator and budgets) and the
+//!   one `$defs` naming and hoisting worklist of the built-in translators.
 //! - [`root`]: whether a root accepts only objects (where forcing `type: object` is exact).
-//! - `algebra`: the schema primitives the built-in translators share (type set, disjointness).
+//! - `algebra`: the schema algebra the built-in translators share: the exact conjunction with its
+//!   residue (`conj`), the union, the per-keyword meet, disjointness, `multipleOf` arithmetic.
 //! - [`builtin`]: the reference translators.
 
 pub(crate) mod algebra;

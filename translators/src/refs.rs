@@ -21,10 +21,10 @@
 //! other document at all. Each resource's base URI is its `$id` joined against the base of the
 //! resource around it; the document's own base, without `$id`, is [`DOCUMENT_BASE`].
 //!
-//! [`Names`] turns target pointers into plain, unique root `$defs` names, one scheme for every
+//! `Names` turns target pointers into plain, unique root `$defs` names, one scheme for every
 //! translator that hoists: a root `$defs/<name>` keeps its name when it is plain, anything else is
 //! named after its last pointer token, cleaned to the target's character set. The character set is
-//! the one parameter ([`Charset`]), since providers differ in which `$defs` keys they accept.
+//! the one parameter (`Charset`), since providers differ in which `$defs` keys they accept.
 //!
 //! This lives beside [`walk`] rather than in `algebra`: it is about where things are in a
 //! document, not what a schema means.
