@@ -114,7 +114,9 @@ const SUPPORTED_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "e
 /// assembled and their pointers are known. Not a keyword, so the walker reports it like any
 /// extension and the marker can be found wherever the node ended up.
 const SITES_MARKER: &str = "\u{0}null-sites";
-/// Constraints a merge could not keep and that must be spilled into the description.
+/// Constraints a merge could not keep and that must be spilled into the description. Carried in
+/// the merged node itself, since merged nodes nest inside each other's properties; `prepare`
+/// removes any source key spelled like it (or like [`SITES_MARKER`]), so only a merge writes it.
 const SPILL_MARKER: &str = "\u{0}spill";
 
 /// The node no value satisfies. Strict mode has no `false` and no `not`; an empty integer range
@@ -230,6 +232,10 @@ fn prepare(node: &Value, pointer: &str, resolver: &Resolver<'_>, depth: usize) -
     }
     let mapped = walk::map_children(node, |child| prepare(child.schema, &format!("{pointer}{}", child.pointer_suffix()), resolver, depth + 1))?;
     let Value::Object(mut map) = mapped else { return Ok(mapped) };
+    // The translator's own markers travel in-band through merged nodes; a source key spelled like
+    // one is an extension that asserts nothing, dropped here so that it is never read as one.
+    map.remove(SPILL_MARKER);
+    map.remove(SITES_MARKER);
     if let Some(reference) = map.get("$ref") {
         let text = reference.as_str().unwrap_or_default();
         let target = resolver

@@ -185,6 +185,15 @@ fn spills_and_defaults_go_to_the_description() {
     );
 }
 
+/// The spill marker is the translator's own: a source key spelled like it is an extension that
+/// asserts nothing, dropped like any other, never read as a spill (that told the model of a
+/// `format` the source does not have).
+#[test]
+fn a_source_key_spelled_like_the_spill_marker_is_not_a_spill() {
+    let p = project_ok(&json!({"type": "object", "properties": {"a": {"type": "string", SPILL_MARKER: [{"format": "email"}]}}, "required": ["a"]}));
+    assert_eq!(p.schema["properties"]["a"], json!({"type": "string"}));
+}
+
 #[test]
 fn refusals_name_the_keyword_and_where_it_stands() {
     let r = refusal(&json!({"type": "object", "properties": {"a": {"type": "string", "not": {"const": "x"}}}}));
