@@ -5,6 +5,7 @@
 //! loads only what that trial needs; an `--exact` name of a trial's shape that matches no trial
 //! exits non-zero with the nearest name instead of running nothing.
 
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -28,10 +29,12 @@ fn main() -> ExitCode {
         eprintln!("{error}");
         return ExitCode::FAILURE;
     }
+    // The translators with a trial in this run (the others' adapters are never started).
+    let ran: BTreeSet<String> = list.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.kind().to_owned()).collect();
     let conclusion = libtest_mimic::run(&args, list);
     if selection == Selection::All
         && !args.list
-        && let Some(summary) = trials::closing_summary(&loaded, &resolver)
+        && let Some(summary) = trials::closing_summary(&loaded, &resolver, &|name| ran.contains(name))
     {
         println!("{summary}");
     }

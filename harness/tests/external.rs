@@ -222,6 +222,28 @@ fn a_missing_runtime_skips_the_trials_with_the_install_command() {
     assert_eq!(skipped, 2, "each trial is reported ignored with the reason:\n{printed}");
 }
 
+/// The closing summary asks only the translators that had a trial in the run whether they are
+/// unavailable: asking starts an adapter, and a run filtered to one built-in translator started
+/// all fourteen external ones (17 s of a one-trial run).
+#[test]
+fn the_closing_summary_asks_only_the_translators_that_ran() {
+    let loaded = Loaded {
+        project: Project::at(root()),
+        env: Env::default(),
+        tables: vec![
+            ("identity".to_owned(), Some(Arc::new(table("identity", None))), Vec::new()),
+            ("missing".to_owned(), Some(Arc::new(table("missing", Some("[schema-fidelity-no-such-runtime, adapter.js]")))), Vec::new()),
+        ],
+        cases: Vec::new(),
+        corpus_errors: Vec::new(),
+        records: Default::default(),
+    };
+    let resolver = trials::resolver(&loaded, &config());
+    assert_eq!(trials::closing_summary(&loaded, &resolver, &|name| name == "identity"), None);
+    let all = trials::closing_summary(&loaded, &resolver, &|_| true).expect("a summary naming the unavailable translator");
+    assert!(all.contains("missing") && all.contains("not run: "), "{all}");
+}
+
 #[test]
 fn an_adapter_whose_package_is_missing_says_so_in_the_handshake() {
     let translator = ExternalTranslator::new("faulty", adapter("faulty.py", &["--unavailable"], config()));
