@@ -1,7 +1,7 @@
 //! What the two Gemini translators (`gemini`, the JSON Schema subset, and `gemini-proto`, the
 //! proto `Schema`) share: the refusal scan (object root, draft 2020-12 only, the keywords each
 //! refuses), the wording of reference refusals (the resolution itself is [`crate::refs`]'s), the
-//! size and depth limits both cite, the spill text ([`Notes`]) and small numeric helpers.
+//! size and depth limits both cite, the spill text ([`Notes`]) and reading a count keyword ([`count`]).
 //!
 //! Both Gemini forms are one provider's two wire formats: they refuse the same roots and
 //! references with the same words and cite the same limits, so a table reads the same for both.
