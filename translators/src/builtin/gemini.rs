@@ -61,7 +61,7 @@ impl Translator for Gemini {
             Ok(doc) => doc,
             Err(refused) => return refused,
         };
-        let mut build = Build { names: Names::new(source, Charset::Word), doc, defs: Vec::new(), nodes: 0 };
+        let mut build = Build { names: Names::new(source, Charset::Word), doc, nodes: 0 };
         match build.finish() {
             Ok(schema) => Outcome::json_schema(schema),
             Err(refusal) => Outcome::Refused(refusal),
@@ -157,9 +157,8 @@ struct Frame {
 
 struct Build<'a> {
     doc: Resolver<'a>,
+    /// `$defs` names of the targets kept as `$ref` (allowed cycles), and those still to project.
     names: Names,
-    /// Targets kept as `$ref` (allowed cycles), projected: (name in `$defs`, projection).
-    defs: Vec<(String, Value)>,
     nodes: usize,
 }
 
@@ -167,16 +166,16 @@ impl Build<'_> {
     fn finish(&mut self) -> Result<Value, Refusal> {
         let root = self.doc.root();
         let mut out = self.project(root, "", &mut Vec::new(), 0, 0)?;
+        let mut defs = Map::new();
         while let Some((target, name)) = self.names.next_unwritten() {
             let node = self.doc.at(&target).ok_or_else(|| Refusal::new("$ref", target.clone(), "the reference target vanished"))?;
             let projected = self.project(node, &target, &mut Vec::new(), 0, 0)?;
-            self.defs.push((name, projected));
+            defs.insert(name, projected);
         }
-        if !self.defs.is_empty() {
-            let defs: Map<String, Value> = self.defs.drain(..).collect();
-            if let Value::Object(map) = &mut out {
-                map.insert("$defs".to_owned(), Value::Object(defs));
-            }
+        if !defs.is_empty()
+            && let Value::Object(map) = &mut out
+        {
+            map.insert("$defs".to_owned(), Value::Object(defs));
         }
         Ok(out)
     }
