@@ -60,12 +60,6 @@ fn verdict(trials: &Value, case: &str) -> (&'static str, &'static str, &'static 
     }
 }
 
-/// What the family pages add to the shared stylesheet.
-pub(super) const FAMILY_CSS: &str = "
-.family td, .family th { padding: 2px 6px; } .family td.v { text-align: center; }
-.v.failed { color: #b00020; font-weight: bold; } .v.known { color: #a15c00; } .v.skipped, .v.not-run { color: #888; }
-";
-
 /// The HTML page of one family.
 #[must_use]
 pub fn html_page(family: &str, cases: &[String], report: &Value) -> String {

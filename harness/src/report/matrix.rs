@@ -270,61 +270,6 @@ pub fn markdown(m: &Matrix, version: &str) -> String {
 
 // ---- HTML ----------------------------------------------------------------------------------------
 
-pub(super) const CSS: &str = r#"
-:root {
-  --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --band: #f6f8fa; --bg: #ffffff;
-  --p-fg: #116329; --p-bg: #dafbe1; --w-fg: #7d4e00; --w-bg: #fff1c2;
-  --n-fg: #6639ba; --n-bg: #efe5ff; --r-fg: #a40e26; --r-bg: #ffe2e0;
-  --k-fg: #ffffff; --k-bg: #bc4c00;
-}
-* { box-sizing: border-box; }
-html { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: var(--bg); }
-body { margin: 0; }
-code { font: 0.9em ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace; }
-a { color: #0969da; }
-header.intro { max-width: 72rem; padding: 1.5rem 2rem 0.5rem; }
-header.intro h1 { margin: 0 0 0.25rem; font-size: 1.6rem; }
-header.intro p { margin: 0.25rem 0; color: var(--muted); max-width: 60rem; }
-.legend { display: grid; grid-template-columns: repeat(auto-fill, minmax(26rem, 1fr)); gap: 0.35rem 1.5rem; list-style: none;
-  padding: 0.8rem 1rem; margin: 1rem 0 0.5rem; font-size: 0.88rem; border: 1px solid var(--line); border-radius: 0.5rem; background: var(--band); }
-.legend li { display: flex; align-items: center; gap: 0.6rem; }
-.legend .sym { flex: none; }
-.legend .what { color: var(--muted); }
-.sym { display: inline-flex; align-items: center; justify-content: center; min-width: 1.9rem; height: 1.55rem; padding: 0 0.35rem;
-  border-radius: 0.4rem; font-weight: 700; text-decoration: none; line-height: 1; border: 1px solid transparent; }
-a.sym:hover { outline: 2px solid #0969da; outline-offset: 1px; }
-.sym.preserved { color: var(--p-fg); background: var(--p-bg); }
-.sym.widening { color: var(--w-fg); background: var(--w-bg); border-color: #e9c46a; }
-.sym.narrowing { color: var(--n-fg); background: var(--n-bg); border-color: #c8b1f5; }
-.sym.refused { color: var(--r-fg); background: var(--r-bg); border-color: #f5a3a3; }
-.sym.known { color: var(--k-fg); background: var(--k-bg); }
-.sym.known .declared { font-weight: 600; margin-left: 0.25rem; opacity: 0.9; }
-.sym.inherited { background: transparent; border: 1px dotted currentColor; font-weight: 400; opacity: 0.6; }
-.sym.by-refinement { color: var(--muted); font-weight: 400; }
-.sym.missing { color: var(--r-fg); border: 1px dashed var(--r-fg); font-weight: 400; }
-.wrap { padding: 0.5rem 2rem 2rem; }
-table.matrix { border-collapse: separate; border-spacing: 0; font-size: 0.92rem; }
-table.matrix th, table.matrix td { border-bottom: 1px solid var(--line); padding: 0.2rem 0.6rem; }
-table.matrix td { text-align: center; }
-table.matrix thead th { position: sticky; top: 0; z-index: 2; background: var(--bg); border-bottom: 2px solid var(--fg);
-  vertical-align: bottom; padding-top: 0.6rem; }
-table.matrix thead th a { text-decoration: none; font-weight: 700; }
-table.matrix thead th .sub { display: block; font-weight: 400; font-size: 0.78rem; color: var(--muted); white-space: nowrap; }
-table.matrix thead th.corner { z-index: 3; left: 0; text-align: left; }
-table.matrix tbody th { position: sticky; left: 0; z-index: 1; background: var(--bg); text-align: left; font-weight: 400; white-space: nowrap;
-  border-right: 1px solid var(--line); }
-table.matrix tbody tr:hover td, table.matrix tbody tr:hover th { background: #eef6ff; }
-table.matrix tbody tr.refinement th { padding-left: 1.6rem; color: var(--muted); font-size: 0.86rem; }
-table.matrix tbody tr.group th { background: var(--band); font-weight: 700; text-transform: uppercase; letter-spacing: 0.04em;
-  font-size: 0.74rem; color: var(--muted); padding-top: 0.7rem; }
-table.matrix tbody tr.group td { background: var(--band); }
-.broken { border-left: 4px solid var(--r-fg); background: var(--r-bg); padding: 0.5rem 1rem; margin: 0.5rem 0; }
-footer { color: var(--muted); font-size: 0.85rem; padding: 0 2rem 2rem; }
-form.filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; align-items: center; margin: 0.5rem 0; font-size: 0.9rem; }
-form.filters output { color: var(--muted); }
-table.matrix thead th .sub.external { color: var(--n-fg); font-weight: 700; }
-"#;
-
 /// `index.html`: a page with one small inline script, the filters; without scripts it
 /// is the whole matrix.
 #[must_use]

@@ -6,7 +6,8 @@
 //!
 //! - `matrix.md` and `index.html`: translators × keywords, one symbol per disposition
 //!   ([`matrix`]);
-//! - `style.css`: the one stylesheet every HTML page links to;
+//! - `style.css`: the one stylesheet every HTML page links to, the one report file written by
+//!   hand (the code embeds it);
 //! - `<translator>.md`: every row with its meaning, note, issues, table line, the number of cases
 //!   that use it and a witness per approximation, under a stable anchor ([`pages`], [`anchor`]);
 //! - `report.json`: the same data for scripts, in the format `schemas/report.schema.json`
@@ -83,7 +84,7 @@ pub fn generate(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Re
     let m = matrix::build(&report);
     files.insert("matrix.md".to_owned(), matrix::markdown(&m, &report.tool.version));
     files.insert("index.html".to_owned(), matrix::html_page(&m, &report));
-    files.insert(text::STYLESHEET.to_owned(), [matrix::CSS, pages::PAGE_CSS, families::FAMILY_CSS].concat().trim_start().to_owned());
+    files.insert(text::STYLESHEET.to_owned(), text::STYLESHEET_TEXT.to_owned());
     for t in &report.translators {
         files.insert(format!("{}.md", t.name), pages::page(t, &report));
         files.insert(format!("{}.html", t.name), pages::html_page(t, &report));

@@ -318,21 +318,6 @@ pub fn html_page(t: &TranslatorReport, report: &Report) -> String {
     s
 }
 
-pub(super) const PAGE_CSS: &str = r"
-main.page { max-width: 72rem; padding: 0.5rem 2rem 2rem; }
-table.facts { border-collapse: collapse; margin: 0.5rem 0 1rem; }
-table.facts th, table.facts td { border-bottom: 1px solid var(--line); padding: 0.25rem 0.8rem 0.25rem 0; text-align: left; vertical-align: top; }
-.external { font-weight: 700; color: var(--n-fg); }
-.count { font-weight: 700; margin-right: 0.6rem; }
-.count.passed { color: var(--p-fg); } .count.failed { color: var(--r-fg); } .count.known { color: var(--k-bg); } .count.skipped { color: var(--muted); }
-.what { color: var(--muted); }
-ul.changes { list-style: none; padding-left: 0; } ul.changes li { margin: 0.2rem 0; }
-section.row { border-top: 1px solid var(--line); padding: 0.4rem 0.6rem 0.6rem; scroll-margin-top: 1rem; }
-section.row h3 { margin: 0.3rem 0; font-size: 1.05rem; }
-section.row:target { background: #fff8c5; outline: 2px solid #d4a72c; border-radius: 0.4rem; }
-section.row blockquote { margin: 0.4rem 0; padding-left: 0.8rem; border-left: 3px solid var(--line); color: var(--muted); }
-";
-
 fn row_html(s: &mut String, t: &TranslatorReport, r: &RowReport) {
     let _ = writeln!(s, "<section class=\"row {}\" id=\"{}\">", r.class(), html(&r.anchor));
     let _ = writeln!(s, "<h3><a href=\"#{}\">{}</a></h3>", html(&r.anchor), html(&heading_text(r)));

@@ -58,6 +58,11 @@ pub(super) fn html(s: &str) -> String {
 /// inlined into each of the dozens of pages (which made every page repeat it).
 pub(super) const STYLESHEET: &str = "style.css";
 
+/// The stylesheet's text. `reports/style.css` is its one copy: hand-written, not generated from
+/// the tables, so it is embedded from there (and written beside the pages wherever `report` writes
+/// them) rather than kept a second time as string constants here.
+pub(super) const STYLESHEET_TEXT: &str = include_str!("../../../reports/style.css");
+
 /// The opening of every HTML page up to `<body>`: the charset, the viewport, the title (escaped
 /// here) and the link to [`STYLESHEET`].
 #[must_use]
