@@ -103,7 +103,14 @@ pub struct ProjectionSide<'a> {
 }
 
 /// A bound's validator, compiled once on first use (`None`: the bound does not compile).
-type Slot = Arc<OnceLock<Option<Arc<(Value, jsonschema::Validator)>>>>;
+type Slot = Arc<OnceLock<Option<Arc<Compiled>>>>;
+
+/// A bound: the rewritten schema, where its written parts come from, and its validator.
+struct Compiled {
+    schema: Value,
+    provenance: polarity::Provenance,
+    validator: jsonschema::Validator,
+}
 
 /// The bounds of one trial, compiled on first use (only witnesses ask for them).
 pub struct Bounds<'a> {
@@ -379,13 +386,13 @@ impl<'a> Bounds<'a> {
     fn bound_explains(&self, mode: Mode, chosen: &[usize], x: &Value) -> bool {
         let Some(bound) = self.validator(mode, chosen) else { return false };
         match mode {
-            Mode::Upper => bound.1.is_valid(x),
-            Mode::Lower => !bound.1.is_valid(x),
+            Mode::Upper => bound.validator.is_valid(x),
+            Mode::Lower => !bound.validator.is_valid(x),
         }
     }
 
     /// The bound of `chosen` in `mode`, compiled once.
-    fn validator(&self, mode: Mode, chosen: &[usize]) -> Option<Arc<(Value, jsonschema::Validator)>> {
+    fn validator(&self, mode: Mode, chosen: &[usize]) -> Option<Arc<Compiled>> {
         let mut key = chosen.to_vec();
         key.sort_unstable();
         let slot = {
@@ -393,19 +400,19 @@ impl<'a> Bounds<'a> {
             compiled.entry((mode, key)).or_default().clone()
         };
         slot.get_or_init(|| {
-            let schema = self.schema(mode, chosen);
+            let (schema, provenance) = self.schema(mode, chosen);
             jsonschema::draft202012::options()
                 .should_validate_formats(self.assert_formats)
                 .with_retriever(LocalRetriever::new(self.env.remotes.clone()))
                 .build(&schema)
                 .ok()
-                .map(|v| Arc::new((schema, v)))
+                .map(|validator| Arc::new(Compiled { schema, provenance, validator }))
         })
         .clone()
     }
 
     /// The source rewritten by the edits of `chosen`, as the bound of `mode`.
-    fn schema(&self, mode: Mode, chosen: &[usize]) -> Value {
+    fn schema(&self, mode: Mode, chosen: &[usize]) -> (Value, polarity::Provenance) {
         let mut edits: BTreeMap<String, NodeEdits> = BTreeMap::new();
         for i in chosen {
             for (node, e) in &self.contributors[*i].edits {
@@ -425,7 +432,7 @@ impl<'a> Bounds<'a> {
             Direction::Widening => {
                 let declared: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
                 match self.validator(Mode::Upper, &declared) {
-                    Some(bound) => pins::widening(&bound.0, &bound.1, x),
+                    Some(bound) => pins::widening(&bound.schema, &bound.validator, x, &bound.provenance),
                     None => Vec::new(),
                 }
             }

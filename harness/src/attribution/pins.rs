@@ -26,15 +26,24 @@ pub struct Culprit {
 }
 
 /// The occurrences a widening is rejected at in `relaxed` (the source loosened by the table),
-/// `x` being the source-side instance.
-pub(super) fn widening(relaxed: &Value, validator: &jsonschema::Validator, x: &Value) -> Vec<Culprit> {
+/// `x` being the source-side instance. `provenance` maps the locations the bound rewrote (a
+/// `oneOf` bounded both ways, a second copy of the document) back to the source's occurrences.
+pub(super) fn widening(relaxed: &Value, validator: &jsonschema::Validator, x: &Value, provenance: &Provenance) -> Vec<Culprit> {
     let mut out: Vec<Culprit> = Vec::new();
     for error in validator.iter_errors(x) {
-        let path = error.schema_path().as_str().to_owned();
-        let (node, keyword) = split_keyword(&path, relaxed);
-        let value = relaxed.pointer(&path).filter(|_| is_schema_position(&path));
-        let inverted = matches!(value, Some(Value::Bool(false))) || (keyword == "not" && value.is_some_and(is_empty_schema));
-        push(&mut out, Culprit { node, keyword, instance_at: error.instance_path().as_str().to_owned(), inverted });
+        for leaf in leaves(&error) {
+            let path = leaf.schema_path().as_str().to_owned();
+            let instance_at = leaf.instance_path().as_str().to_owned();
+            if let Some((node, keyword)) = provenance.source_of(&path) {
+                push(&mut out, Culprit { node, keyword, instance_at, inverted: false });
+                continue;
+            }
+            let path = provenance.in_source(&path);
+            let (node, keyword) = split_keyword(&path, relaxed);
+            let value = relaxed.pointer(&path).filter(|_| is_schema_position(&path));
+            let inverted = matches!(value, Some(Value::Bool(false))) || (keyword == "not" && value.is_some_and(is_empty_schema));
+            push(&mut out, Culprit { node, keyword, instance_at, inverted });
+        }
     }
     out
 }
@@ -46,28 +55,77 @@ pub(super) fn widening(relaxed: &Value, validator: &jsonschema::Validator, x: &V
 pub(super) fn narrowing(source: &Value, projection: &jsonschema::Validator, x: &Value, encoded: &Value, occurs: &dyn Fn(&str, &str) -> Vec<String>) -> Vec<Culprit> {
     let mut out: Vec<Culprit> = Vec::new();
     for error in projection.iter_errors(encoded) {
-        let at = error.instance_path().as_str().to_owned();
-        let keyword = error.kind().keyword().to_owned();
-        // Where the source has no schema for that location (an item of an array the source
-        // constrains only by `enum`), the nearest enclosing location it has one for.
-        let mut nodes = locate::applicable_nodes(source, x, &at);
-        let mut up = at.as_str();
-        while nodes.is_empty() && !up.is_empty() {
-            up = up.rfind('/').map_or("", |i| &up[..i]);
-            nodes = locate::applicable_nodes(source, x, up);
-        }
-        let mut named = false;
-        for node in &nodes {
-            for k in occurs(node, &keyword) {
-                push(&mut out, Culprit { node: node.clone(), keyword: k, instance_at: at.clone(), inverted: false });
-                named = true;
+        for leaf in leaves(&error) {
+            let at = leaf.instance_path().as_str().to_owned();
+            let keyword = leaf.kind().keyword().to_owned();
+            // Where the source has no schema for that location (an item of an array the source
+            // constrains only by `enum`), the nearest enclosing location it has one for.
+            let mut nodes = locate::applicable_nodes(source, x, &at);
+            let mut up = at.as_str();
+            while nodes.is_empty() && !up.is_empty() {
+                up = up.rfind('/').map_or("", |i| &up[..i]);
+                nodes = locate::applicable_nodes(source, x, up);
             }
-        }
-        if !named && let Some(node) = nodes.last() {
-            push(&mut out, Culprit { node: node.clone(), keyword: String::new(), instance_at: at.clone(), inverted: false });
+            let mut named = false;
+            for node in &nodes {
+                for k in occurs(node, &keyword) {
+                    push(&mut out, Culprit { node: node.clone(), keyword: k, instance_at: at.clone(), inverted: false });
+                    named = true;
+                }
+            }
+            if !named && let Some(node) = nodes.last() {
+                push(&mut out, Culprit { node: node.clone(), keyword: String::new(), instance_at: at.clone(), inverted: false });
+            }
         }
     }
     out
+}
+
+/// The errors a union's failure comes down to: for `anyOf`/`oneOf` with no branch matching, the
+/// errors of the branches meant for the instance (those it has the type of, when some do), else the
+/// union itself. A `oneOf` that matched several branches is the `oneOf`'s own failure.
+fn leaves<'e>(error: &'e jsonschema::ValidationError<'e>) -> Vec<&'e jsonschema::ValidationError<'e>> {
+    use jsonschema::error::ValidationErrorKind as K;
+    let (K::AnyOf { context } | K::OneOfNotValid { context }) = error.kind() else { return vec![error] };
+    let at = error.instance_path().as_str();
+    let typed: Vec<&Vec<jsonschema::ValidationError<'e>>> =
+        context.iter().filter(|branch| !branch.is_empty() && !branch.iter().any(|e| matches!(e.kind(), K::Type { .. }) && e.instance_path().as_str() == at)).collect();
+    let branches: Vec<&Vec<jsonschema::ValidationError<'e>>> = if typed.is_empty() { context.iter().filter(|b| !b.is_empty()).collect() } else { typed };
+    if branches.is_empty() {
+        return vec![error];
+    }
+    branches.into_iter().flat_map(|branch| branch.iter().flat_map(leaves)).collect()
+}
+
+/// Where the locations of a bound came from: the parts the bound wrote itself (a `oneOf`, `if` or
+/// bounded `contains` rewritten to follow polarity, a `oneOf` read as `anyOf`) name the source
+/// occurrence they stand for, and the second copy of the document maps to the source by its
+/// prefix.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Provenance {
+    /// (location in the bound, source node, source keyword), longest locations first.
+    pub written: Vec<(String, String, String)>,
+    /// The prefix of the second copy (`/$defs/sf:other`), if one was made.
+    pub copy: Option<String>,
+}
+
+impl Provenance {
+    /// The source occurrence a location the bound wrote stands for.
+    fn source_of(&self, path: &str) -> Option<(String, String)> {
+        let path = self.in_source(path);
+        self.written
+            .iter()
+            .find(|(at, _, _)| path == *at || path.strip_prefix(at.as_str()).is_some_and(|rest| rest.starts_with('/')))
+            .map(|(_, node, keyword)| (node.clone(), keyword.clone()))
+    }
+
+    /// A location of the second copy as the source location it copies.
+    fn in_source(&self, path: &str) -> String {
+        match &self.copy {
+            Some(prefix) => path.strip_prefix(prefix.as_str()).filter(|rest| rest.is_empty() || rest.starts_with('/')).unwrap_or(path).to_owned(),
+            None => path.to_owned(),
+        }
+    }
 }
 
 /// Whether a projection's keyword can stand for the source's: the same keyword, or one spelled

@@ -32,6 +32,8 @@ use schema_fidelity_translators::vocabulary::ValueKind;
 use schema_fidelity_translators::walk;
 use serde_json::{Map, Value, json};
 
+pub(super) use super::pins::Provenance;
+
 /// Which bound a subtree is emitted as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Mode {
@@ -97,25 +99,31 @@ impl NodeEdits {
 /// The key of the second copy of the document, in the other mode, when references need it.
 const OTHER: &str = "sf:other";
 
-/// The rewrite of `source` by `edits` (keyed by node pointer) as the bound of `mode`.
-pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: Mode) -> Value {
+/// The rewrite of `source` by `edits` (keyed by node pointer) as the bound of `mode`, with where
+/// the parts it wrote itself come from.
+pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: Mode) -> (Value, Provenance) {
     if edits.is_empty() {
-        return source.clone();
+        return (source.clone(), Provenance::default());
     }
     let builder = Builder::new(source, edits);
     let mut other_needed = false;
-    let main = builder.emit(source, "", mode, mode, false, &mut other_needed);
+    let main = builder.emit(source, "", Some(""), mode, mode, false, &mut other_needed);
+    let mut provenance = Provenance { written: builder.written.take(), copy: None };
     if !other_needed {
-        return main;
+        provenance.written.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.len()));
+        return (main, provenance);
     }
     let mut ignored = false;
-    let mut other = builder.emit(source, "", mode.flipped(), mode, true, &mut ignored);
+    let mut other = builder.emit(source, "", Some(""), mode.flipped(), mode, true, &mut ignored);
+    provenance.written.extend(builder.written.take());
+    provenance.written.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.len()));
+    provenance.copy = Some(format!("/$defs/{OTHER}"));
     if let Value::Object(map) = &mut other {
         for key in ["$id", "$schema", "$anchor", "$dynamicAnchor", "$vocabulary"] {
             map.shift_remove(key);
         }
     }
-    match main {
+    let value = match main {
         Value::Object(mut map) => {
             let defs = map.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(defs) = defs {
@@ -124,7 +132,8 @@ pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: M
             Value::Object(map)
         }
         other_root => other_root,
-    }
+    };
+    (value, provenance)
 }
 
 struct Builder<'a> {
@@ -136,6 +145,8 @@ struct Builder<'a> {
     /// Whether references may point into a second copy (every local reference resolves within the
     /// one root resource).
     copies: bool,
+    /// The parts the bound wrote itself: (location, source node, source keyword).
+    written: std::cell::RefCell<Vec<(String, String, String)>>,
 }
 
 impl<'a> Builder<'a> {
@@ -170,12 +181,14 @@ impl<'a> Builder<'a> {
                 mark_with_ancestors(&mut dirty, &holder);
             }
         }
-        Builder { edits, dirty, targets, copies: !embedded }
+        Builder { edits, dirty, targets, copies: !embedded, written: std::cell::RefCell::default() }
     }
 
-    /// `node` (at `pointer` in the source) as the bound of `mode`. `main` is the mode the document
-    /// is built in; `in_copy` says the node is emitted inside the second copy.
-    fn emit(&self, node: &Value, pointer: &str, mode: Mode, main: Mode, in_copy: bool, other_needed: &mut bool) -> Value {
+    /// `node` (at `pointer` in the source) as the bound of `mode`. `at` is where it lands in its
+    /// copy of the document (`None` inside a part the bound wrote itself); `main` is the mode the
+    /// document is built in; `in_copy` says the node is emitted inside the second copy.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(&self, node: &Value, pointer: &str, at: Option<&str>, mode: Mode, main: Mode, in_copy: bool, other_needed: &mut bool) -> Value {
         if !self.dirty.contains(pointer) {
             return node.clone();
         }
@@ -239,19 +252,20 @@ impl<'a> Builder<'a> {
         // rewritten as a whole when something under them is dirty.
         let here = |suffix: &str| format!("{pointer}{suffix}");
         let is_dirty = |suffix: &str| self.dirty.contains(&here(suffix));
-        let mut extra: Vec<Value> = Vec::new();
+        // What the bound writes beside the node's own keywords, each with the keyword it stands for.
+        let mut extra: Vec<(Value, &'static str)> = Vec::new();
 
         // `if`/`then`/`else` with an edit under `if`.
         if map.contains_key("if") && is_dirty("/if") {
             let cond = map.shift_remove("if").unwrap_or(Value::Bool(true));
             let then = map.shift_remove("then").unwrap_or(Value::Bool(true));
             let otherwise = map.shift_remove("else").unwrap_or(Value::Bool(true));
-            let e = |value: &Value, suffix: &str, m: Mode, needed: &mut bool| self.emit(value, &here(suffix), m, main, in_copy, needed);
+            let e = |value: &Value, suffix: &str, m: Mode, needed: &mut bool| self.emit(value, &here(suffix), None, m, main, in_copy, needed);
             let if_same = e(&cond, "/if", mode, other_needed);
             let if_other = e(&cond, "/if", mode.flipped(), other_needed);
             let then_v = e(&then, "/then", mode, other_needed);
             let else_v = e(&otherwise, "/else", mode, other_needed);
-            extra.push(json!({"anyOf": [{"allOf": [if_same, then_v]}, {"allOf": [{"not": if_other}, else_v]}]}));
+            extra.push((json!({"anyOf": [{"allOf": [if_same, then_v]}, {"allOf": [{"not": if_other}, else_v]}]}), "if"));
         }
         // `oneOf` with an edit under a branch (and not read as `anyOf` here).
         if let Some(Value::Array(branches)) = map.get("oneOf").cloned()
@@ -260,33 +274,35 @@ impl<'a> Builder<'a> {
             && (0..branches.len()).any(|i| is_dirty(&format!("/oneOf/{i}")))
         {
             map.shift_remove("oneOf");
-            let upper: Vec<Value> = branches.iter().enumerate().map(|(i, b)| self.emit(b, &here(&format!("/oneOf/{i}")), Mode::Upper, main, in_copy, other_needed)).collect();
-            match mode {
-                Mode::Upper => extra.push(json!({ "anyOf": upper })),
-                Mode::Lower => {
-                    let lower: Vec<Value> =
-                        branches.iter().enumerate().map(|(i, b)| self.emit(b, &here(&format!("/oneOf/{i}")), Mode::Lower, main, in_copy, other_needed)).collect();
-                    let exactly: Vec<Value> = lower
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, l)| {
-                            let others: Vec<Value> = upper.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, u)| u.clone()).collect();
-                            json!({"allOf": [l, {"not": {"anyOf": others}}]})
-                        })
-                        .collect();
-                    extra.push(json!({ "anyOf": exactly }));
-                }
-            }
+            // Exactly one branch: the upper bound lets branch i accept what it may accept (its
+            // upper bound) unless another surely accepts it too (their lower bounds); the lower
+            // bound, what branch i surely accepts and no other may.
+            let emit_all = |m: Mode, needed: &mut bool| -> Vec<Value> {
+                branches.iter().enumerate().map(|(i, b)| self.emit(b, &here(&format!("/oneOf/{i}")), None, m, main, in_copy, needed)).collect()
+            };
+            let (this, others) = match mode {
+                Mode::Upper => (emit_all(Mode::Upper, other_needed), emit_all(Mode::Lower, other_needed)),
+                Mode::Lower => (emit_all(Mode::Lower, other_needed), emit_all(Mode::Upper, other_needed)),
+            };
+            let exactly: Vec<Value> = this
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let rest: Vec<Value> = others.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, o)| o.clone()).collect();
+                    json!({"allOf": [b, {"not": {"anyOf": rest}}]})
+                })
+                .collect();
+            extra.push((json!({ "anyOf": exactly }), "oneOf"));
         }
         // A `contains` bounded by `maxContains`, with an edit under it.
         if map.contains_key("maxContains") && map.contains_key("contains") && is_dirty("/contains") {
             let contains = map.shift_remove("contains").unwrap_or(Value::Bool(true));
             let min = map.shift_remove("minContains").unwrap_or(Value::from(1));
             let max = map.shift_remove("maxContains").unwrap_or(Value::Null);
-            let same = self.emit(&contains, &here("/contains"), mode, main, in_copy, other_needed);
-            let other = self.emit(&contains, &here("/contains"), mode.flipped(), main, in_copy, other_needed);
-            extra.push(json!({"contains": same, "minContains": min}));
-            extra.push(json!({"contains": other, "minContains": 0, "maxContains": max}));
+            let same = self.emit(&contains, &here("/contains"), None, mode, main, in_copy, other_needed);
+            let other = self.emit(&contains, &here("/contains"), None, mode.flipped(), main, in_copy, other_needed);
+            extra.push((json!({"contains": same, "minContains": min}), "contains"));
+            extra.push((json!({"contains": other, "minContains": 0, "maxContains": max}), "maxContains"));
         }
 
         let keys: Vec<String> = map.keys().cloned().collect();
@@ -302,14 +318,16 @@ impl<'a> Builder<'a> {
             match kind {
                 ValueKind::Schema => {
                     if walk::is_schema(value) {
-                        *value = self.emit(value, &here(&format!("/{}", walk::escape(&key))), child_mode, main, in_copy, other_needed);
+                        let suffix = format!("/{}", walk::escape(&key));
+                        *value = self.emit(value, &here(&suffix), child_at(at, &suffix).as_deref(), child_mode, main, in_copy, other_needed);
                     }
                 }
                 ValueKind::SchemaArray => {
                     if let Value::Array(items) = value {
                         for (i, item) in items.iter_mut().enumerate() {
                             if walk::is_schema(item) {
-                                *item = self.emit(item, &here(&format!("/{}/{i}", walk::escape(&key))), child_mode, main, in_copy, other_needed);
+                                let suffix = format!("/{}/{i}", walk::escape(&key));
+                                *item = self.emit(item, &here(&suffix), child_at(at, &suffix).as_deref(), child_mode, main, in_copy, other_needed);
                             }
                         }
                     }
@@ -320,7 +338,8 @@ impl<'a> Builder<'a> {
                             if names.is_some_and(|n| n.contains(name)) || !walk::is_schema(entry) {
                                 continue;
                             }
-                            *entry = self.emit(entry, &here(&format!("/{}/{}", walk::escape(&key), walk::escape(name))), child_mode, main, in_copy, other_needed);
+                            let suffix = format!("/{}/{}", walk::escape(&key), walk::escape(name));
+                            *entry = self.emit(entry, &here(&suffix), child_at(at, &suffix).as_deref(), child_mode, main, in_copy, other_needed);
                         }
                     }
                 }
@@ -345,16 +364,30 @@ impl<'a> Builder<'a> {
         }
 
         if one_of_as_any_of && let Some(branches) = map.shift_remove("oneOf") {
-            merge_any_of(map, branches);
+            if map.contains_key("anyOf") {
+                extra.push((json!({ "anyOf": branches }), "oneOf"));
+            } else {
+                map.insert("anyOf".to_owned(), branches);
+                if let Some(at) = at {
+                    self.written.borrow_mut().push((format!("{at}/anyOf"), pointer.to_owned(), "oneOf".to_owned()));
+                }
+            }
         }
         for ty in reject.into_iter().flatten() {
-            extra.push(json!({"not": {"type": ty}}));
+            extra.push((json!({"not": {"type": ty}}), "type"));
         }
         if !extra.is_empty() {
             let all = map.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
-            match all {
-                Value::Array(all) => all.extend(extra),
-                other => *other = Value::Array(extra),
+            if !all.is_array() {
+                *all = Value::Array(Vec::new());
+            }
+            if let Value::Array(all) = all {
+                for (value, keyword) in extra {
+                    if let Some(at) = at {
+                        self.written.borrow_mut().push((format!("{at}/allOf/{}", all.len()), pointer.to_owned(), keyword.to_owned()));
+                    }
+                    all.push(value);
+                }
             }
         }
         if or_null {
@@ -362,6 +395,11 @@ impl<'a> Builder<'a> {
         }
         node
     }
+}
+
+/// Where a child lands: under its parent's location, unless the parent is inside a written part.
+fn child_at(at: Option<&str>, suffix: &str) -> Option<String> {
+    at.map(|at| format!("{at}{suffix}"))
 }
 
 fn mark_with_ancestors(dirty: &mut BTreeSet<String>, pointer: &str) {
@@ -391,18 +429,6 @@ fn uri_pointer(pointer: &str) -> String {
         }
     }
     out
-}
-
-/// Put `branches` (a `oneOf` read as `anyOf`) beside the node's own `anyOf`, if any.
-fn merge_any_of(map: &mut Map<String, Value>, branches: Value) {
-    if map.contains_key("anyOf") {
-        let all = map.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(all) = all {
-            all.push(json!({ "anyOf": branches }));
-        }
-    } else {
-        map.insert("anyOf".to_owned(), branches);
-    }
 }
 
 /// The keyword asserts nothing any more; the names and positions it claims stay claimed (removing
@@ -495,9 +521,9 @@ mod tests {
         let source = json!({"properties": {"a": {"not": {"pattern": "^x"}}}});
         let e = edits("/properties/a/not", vec![Edit::Loosen { keyword: "pattern".into(), names: None }], vec![]);
         // The upper bound does not loosen under `not` (that would tighten the whole).
-        assert_eq!(bound(&source, &e, Mode::Upper), source);
+        assert_eq!(bound(&source, &e, Mode::Upper).0, source);
         // The lower bound does: `not {}` rejects every value of `a`.
-        let lower = bound(&source, &e, Mode::Lower);
+        let lower = bound(&source, &e, Mode::Lower).0;
         assert!(!valid(&lower, &json!({"a": "y"})) && valid(&source, &json!({"a": "y"})));
     }
 
@@ -506,22 +532,28 @@ mod tests {
         // Loosening branch 0 can make both branches match: the lower bound rejects exactly those.
         let source = json!({"oneOf": [{"type": "string", "maxLength": 2}, {"type": "string", "minLength": 5}]});
         let e = edits("/oneOf/0", vec![Edit::Loosen { keyword: "maxLength".into(), names: None }], vec![]);
-        let lower = bound(&source, &e, Mode::Lower);
+        let lower = bound(&source, &e, Mode::Lower).0;
         assert!(valid(&lower, &json!("ab")), "only branch 0 can accept it");
         assert!(!valid(&lower, &json!("abcdef")), "both branches may accept it: exactly-one fails");
-        let upper = bound(&source, &e, Mode::Upper);
+        let upper = bound(&source, &e, Mode::Upper).0;
         assert!(valid(&upper, &json!("abc")), "branch 0 loosened accepts it");
+        // Where both branches surely accept an instance, exactly-one still rejects it: a translator
+        // that wrote `oneOf` as `anyOf` is not excused by the loosening in branch 0.
+        let overlapping = json!({"oneOf": [{"type": "string", "maxLength": 2}, {"type": "string", "minLength": 1}]});
+        let upper = bound(&overlapping, &e, Mode::Upper).0;
+        assert!(!valid(&upper, &json!("a")) && !valid(&overlapping, &json!("a")));
+        assert!(valid(&upper, &json!("abc")), "only branch 1 surely accepts it; branch 0 loosened may too, or not");
     }
 
     #[test]
     fn a_reference_under_not_points_into_the_other_copy() {
         let source = json!({"$defs": {"s": {"type": "string", "pattern": "^x"}}, "properties": {"a": {"not": {"$ref": "#/$defs/s"}}, "b": {"$ref": "#/$defs/s"}}});
         let e = edits("/$defs/s", vec![Edit::Loosen { keyword: "pattern".into(), names: None }], vec![]);
-        let upper = bound(&source, &e, Mode::Upper);
+        let upper = bound(&source, &e, Mode::Upper).0;
         // `b` (positive) is loosened; `a` (under `not`) keeps the source's meaning in the upper bound.
         assert!(valid(&upper, &json!({"b": "y"})));
         assert!(valid(&upper, &json!({"a": "y"})) && !valid(&upper, &json!({"a": "xy"})));
-        let lower = bound(&source, &e, Mode::Lower);
+        let lower = bound(&source, &e, Mode::Lower).0;
         // In the lower bound `a` may reject every string.
         assert!(!valid(&lower, &json!({"a": "y"})) && !valid(&lower, &json!({"b": "y"})));
     }
@@ -530,8 +562,8 @@ mod tests {
     fn an_if_with_an_edit_is_bounded_both_ways() {
         let source = json!({"if": {"minLength": 3}, "then": {"pattern": "^a"}, "else": {"pattern": "^b"}});
         let e = edits("/if", vec![Edit::Loosen { keyword: "minLength".into(), names: None }], vec![]);
-        let upper = bound(&source, &e, Mode::Upper);
-        let lower = bound(&source, &e, Mode::Lower);
+        let upper = bound(&source, &e, Mode::Upper).0;
+        let lower = bound(&source, &e, Mode::Lower).0;
         // "ab": source takes else (^b) and rejects; loosened `if` would take then (^a) and accept.
         assert!(!valid(&source, &json!("ab")) && valid(&upper, &json!("ab")));
         // "bb": source accepts (else); loosened `if` rejects: the lower bound rejects it.
