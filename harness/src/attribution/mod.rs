@@ -216,6 +216,18 @@ impl<'a> Bounds<'a> {
         }
     }
 
+    /// The table marks its target's object-root rule as known broken (`target_violations.
+    /// object-root`, the mark `id`) and this source's root may accept a non-object: the translator
+    /// forced `type: object` onto it (opencode#1667), and that mark explains the narrowing to
+    /// objects, bounded as exactly that.
+    #[must_use]
+    pub fn with_forced_object_root(mut self, id: String) -> Self {
+        let mut edits = BTreeMap::new();
+        edits.insert(String::new(), NodeEdits { loosen: Vec::new(), tighten: vec![polarity::Edit::Set { keyword: "type".to_owned(), value: Value::from("object") }] });
+        self.contributors.push(Contributor { row: id, kind: Kind::Mark, edits, precision: Precision::Exact, whole_tool: false });
+        self
+    }
+
     /// The projection side: narrowings are pinned on its errors, a whole-tool fallback is
     /// recognised, and `source` judges inversions.
     #[must_use]
