@@ -557,7 +557,8 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
                 match table.target_violations.get(&TargetRule::Grammar) {
                     None => findings.extend(ctx.fail(FailureKind::Grammar, &what).failure().cloned()),
                     Some(mark) => {
-                        let keywords: Vec<Option<&str>> = offences.iter().map(|o| Some(o.keyword.as_str())).collect();
+                        let pairs: Vec<String> = offences.iter().map(Offence::pair).collect();
+                        let keywords: Vec<Option<&str>> = pairs.iter().map(|p| Some(p.as_str())).collect();
                         match ctx.target_mark(FailureKind::Grammar, &what, mark, &keywords) {
                             Ok(m) => {
                                 marked.push(m);
@@ -949,12 +950,52 @@ fn row_ids(ctx: &Context<'_>) -> Vec<String> {
 }
 
 /// One way a projection breaks its grammar: where, the projection keyword at fault (`(node)`
-/// when the grammar rejects the node as a whole), and the validator's message.
+/// when the grammar rejects the node as a whole), what the grammar says of it, and the
+/// validator's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Offence {
     pub at: String,
     pub keyword: String,
+    pub error: GrammarError,
     pub message: String,
+}
+
+impl Offence {
+    /// The (keyword, grammar error) pair a `target_violations.grammar` mark lists:
+    /// `pattern: not-allowed`.
+    #[must_use]
+    pub fn pair(&self) -> String {
+        format!("{}: {}", self.keyword, self.error.name())
+    }
+}
+
+/// What a target's grammar says of a projection keyword: a closed vocabulary, so that a grammar
+/// mark names the defect it covers (a `pattern` the subset has no room for is not a `pattern`
+/// whose regex it cannot compile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GrammarError {
+    /// The key is not allowed there.
+    NotAllowed,
+    /// The key is allowed but its value is rejected.
+    Value,
+    /// A key the grammar requires is missing.
+    Required,
+    /// The node is rejected as a whole.
+    Node,
+}
+
+impl GrammarError {
+    pub const ALL: [Self; 4] = [Self::NotAllowed, Self::Value, Self::Required, Self::Node];
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NotAllowed => "not-allowed",
+            Self::Value => "value",
+            Self::Required => "required",
+            Self::Node => "node",
+        }
+    }
 }
 
 /// How `projection` breaks `grammar`, each error pinned on the projection keyword at fault.
@@ -1000,15 +1041,21 @@ fn offences_of(e: &jsonschema::ValidationError<'_>, projection: &Value, out: &mu
     use jsonschema::error::ValidationErrorKind as K;
     let at = e.instance_path().to_string();
     let message = e.to_string();
-    let push = |keyword: &str, out: &mut Vec<Offence>| out.push(Offence { at: at.clone(), keyword: keyword.to_owned(), message: message.clone() });
+    let push = |keyword: &str, error: GrammarError, out: &mut Vec<Offence>| out.push(Offence { at: at.clone(), keyword: keyword.to_owned(), error, message: message.clone() });
     match e.kind() {
         K::AdditionalProperties { unexpected } | K::UnevaluatedProperties { unexpected } => {
             for k in unexpected {
-                push(key(k), out);
+                push(key(k), GrammarError::NotAllowed, out);
             }
         }
-        K::PropertyNames { error } => push(error.instance().as_str().map_or("(node)", key), out),
-        K::Required { property } => push(property.as_str().unwrap_or("(node)"), out),
+        K::PropertyNames { error } => match error.instance().as_str() {
+            Some(k) => push(key(k), GrammarError::NotAllowed, out),
+            None => push("(node)", GrammarError::Node, out),
+        },
+        K::Required { property } => match property.as_str() {
+            Some(k) => push(k, GrammarError::Required, out),
+            None => push("(node)", GrammarError::Node, out),
+        },
         // A union in the grammar: the branch with the fewest offences says what is wrong.
         K::AnyOf { context } | K::OneOfNotValid { context } if !context.is_empty() => {
             let best = context
@@ -1024,7 +1071,7 @@ fn offences_of(e: &jsonschema::ValidationError<'_>, projection: &Value, out: &mu
                 .min_by_key(Vec::len);
             match best {
                 Some(found) => out.extend(found),
-                None => push("(node)", out),
+                None => push("(node)", GrammarError::Node, out),
             }
         }
         _ => {
@@ -1032,12 +1079,12 @@ fn offences_of(e: &jsonschema::ValidationError<'_>, projection: &Value, out: &mu
             let value = projection.pointer(&at);
             let last = at.rsplit('/').find(|s| s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit())).unwrap_or_default().replace("~1", "/").replace("~0", "~");
             let known = |k: &str| schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::KNOWN_EXTENSIONS.contains(&k);
-            let keyword = match value {
-                Some(Value::Bool(b)) => b.to_string(),
-                _ if known(&last) => last,
-                _ => "(node)".to_owned(),
+            let (keyword, error) = match value {
+                Some(Value::Bool(b)) => (b.to_string(), GrammarError::NotAllowed),
+                _ if known(&last) => (last, GrammarError::Value),
+                _ => ("(node)".to_owned(), GrammarError::Node),
             };
-            push(&keyword, out);
+            push(&keyword, error, out);
         }
     }
 }
@@ -1186,7 +1233,7 @@ mod tests {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
         let path = root.join(format!("dispositions/{name}.yaml"));
         let text = std::fs::read_to_string(&path).expect("the table");
-        let marks = "target_violations:\n  grammar: { issue: \"demo#1\", keywords: [\"$comment\"], witness: \"a comment\" }\n  object-root: { issue: \"demo#2\", witness: \"a loose root\" }\n  recursion: { issue: \"demo#3\", witness: \"a cycle\" }\nkeywords:\n";
+        let marks = "target_violations:\n  grammar: { issue: \"demo#1\", keywords: [\"$comment: not-allowed\"], witness: \"a comment\" }\n  object-root: { issue: \"demo#2\", witness: \"a loose root\" }\n  recursion: { issue: \"demo#3\", witness: \"a cycle\" }\nkeywords:\n";
         let text = text.replacen("keywords:\n", marks, 1);
         let (table, errors) = crate::table::parse(&text, Path::new(&format!("dispositions/{name}.yaml")), &root.join("dispositions"));
         assert!(errors.is_empty(), "{errors:?}");
@@ -1206,7 +1253,7 @@ mod tests {
         let unlisted = projection(json!({"type": "object", "properties": {"a": {"type": "string", "not": {"const": "y"}}}, "required": ["a"], "additionalProperties": false}));
         let verdict = check(&table, &unlisted, &c, &Env::default());
         let failure = verdict.failure().expect("fails");
-        assert!(matches!(verdict, Verdict::Fail(_)) && failure.message.contains("does not list not"), "{}", failure.message);
+        assert!(matches!(verdict, Verdict::Fail(_)) && failure.message.contains("does not list not: not-allowed"), "{}", failure.message);
     }
 
     fn sends(schema: Value) -> Fixed {

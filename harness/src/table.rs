@@ -1087,6 +1087,18 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         if v.value.witness.trim().is_empty() {
             errors.push(err(Some(line), format!("`target_violations.{rule}` needs a `witness`")));
         }
+        if r == TargetRule::Grammar {
+            for entry in &v.value.keywords {
+                let class = entry.rsplit_once(": ").map(|(_, c)| c);
+                if !class.is_some_and(|c| crate::oracle::GrammarError::ALL.iter().any(|e| e.name() == c)) {
+                    let names: Vec<&str> = crate::oracle::GrammarError::ALL.iter().map(|e| e.name()).collect();
+                    errors.push(err(
+                        Some(line),
+                        format!("`target_violations.grammar`: `{entry}` names a keyword but not the grammar error it covers: write `{}: <error>`, the error one of {}", entry.split(": ").next().unwrap_or(entry), names.join(", ")),
+                    ));
+                }
+            }
+        }
         if matches!(r, TargetRule::Grammar | TargetRule::Limits) == v.value.keywords.is_empty() {
             errors.push(err(Some(line), format!("`target_violations.{rule}`: `keywords` lists what breaks the rule for `grammar` (projection keywords) and `limits` (limit names), and only there")));
         }
