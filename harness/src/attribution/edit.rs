@@ -368,3 +368,53 @@ pub(super) fn loosen_unevaluated(root: &Value, out: &mut BTreeMap<String, NodeEd
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_reference_naming_nothing_here_lies_on_no_cycle() {
+        let s = json!({"properties": {"a": {"$ref": "https://example.com/elsewhere.json"}, "b": {"$ref": "#/$defs/missing"}}});
+        assert!(!on_cycle(&s, "/properties/a", &s["properties"]["a"]["$ref"]));
+        assert!(!on_cycle(&s, "/properties/b", &s["properties"]["b"]["$ref"]));
+        // A URI reference to a resource embedded here is followed.
+        let s = json!({"$id": "https://example.com/root", "$defs": {"n": {"$id": "node", "properties": {"next": {"$ref": "node"}}}}, "properties": {"a": {"$ref": "node"}}});
+        assert!(on_cycle(&s, "/$defs/n/properties/next", &s["$defs"]["n"]["properties"]["next"]["$ref"]));
+        assert!(!on_cycle(&s, "/properties/a", &s["properties"]["a"]["$ref"]));
+    }
+
+    #[test]
+    fn loosening_an_annotating_keyword_loosens_only_the_unevaluated_that_see_it() {
+        // The nested `unevaluatedProperties` sees the loosened `allOf` through its own node; the
+        // outer one does not (a property's subschema is not in place), and a property that is
+        // merely named `unevaluatedProperties` is no keyword at all.
+        let s = json!({
+            "unevaluatedProperties": false,
+            "properties": {
+                "inner": {"allOf": [{"properties": {"x": true}}], "unevaluatedProperties": false},
+                "unevaluatedProperties": {"type": "string"}
+            }
+        });
+        let mut out: BTreeMap<String, NodeEdits> = BTreeMap::new();
+        out.entry("/properties/inner".to_owned()).or_default().loosen.push(Edit::Loosen { keyword: "allOf".to_owned(), names: None });
+        loosen_unevaluated(&s, &mut out);
+        let touched: Vec<&String> = out.iter().filter(|(_, e)| e.loosen.iter().any(|x| matches!(x, Edit::Loosen { keyword, .. } if keyword == "unevaluatedProperties"))).map(|(n, _)| n).collect();
+        assert_eq!(touched, ["/properties/inner"]);
+    }
+
+    #[test]
+    fn every_narrowing_word_but_the_pinned_ones_is_exact() {
+        let s = json!({"properties": {"a": {"type": ["string", "null"], "maxLength": 3}}});
+        let occurrences = walk::occurrences(&s).unwrap();
+        let occ = |k: &str| occurrences.iter().find(|o| o.keyword == k).unwrap().clone();
+        let mut out = BTreeMap::new();
+        assert_eq!(occurrence(&s, &occ("type"), Becomes::NullDropped, Direction::Narrowing, None, None, &mut out), Some(Precision::Exact));
+        assert_eq!(occurrence(&s, &occ("type"), Becomes::FirstMember, Direction::Narrowing, None, None, &mut out), Some(Precision::Exact));
+        assert_eq!(occurrence(&s, &occ("maxLength"), Becomes::BoundsTightened, Direction::Narrowing, None, None, &mut out), Some(Precision::Pinned));
+        assert_eq!(occurrence(&s, &occ("maxLength"), Becomes::Rewritten, Direction::Narrowing, None, None, &mut out), Some(Precision::Pinned));
+        // The pinned bound rejects only the type its keyword applies to.
+        assert!(out["/properties/a"].tighten.contains(&Edit::RejectType(Some("string"))));
+    }
+}
