@@ -77,7 +77,7 @@ fn main() {
         prepared.push(Prepared { case, source, projection_schema, projection });
     }
     // An equivalent rewrite has no deviation to attribute: the attribution is never asked.
-    let explains = |_: Direction, _: &Value| false;
+    let explains = |_: Direction, _: &Value| schema_fidelity::attribution::Judgement::Unexplained;
     let codec = Codec::Identity;
     let trial_names: Vec<String> = prepared.iter().map(|p| format!("{TRANSLATOR}::{}", p.case.id)).collect();
     let sides: Vec<Sides<'_>> = prepared
@@ -94,6 +94,9 @@ fn main() {
             projection: &p.projection,
             codec: &codec,
             explains: &explains,
+            // The search loop alone: no proof settles a direction here.
+            proofs: None,
+            decoded: None,
         })
         .collect();
 

@@ -37,6 +37,7 @@ pub mod external;
 pub mod json;
 pub mod measure;
 pub mod oracle;
+pub mod prover;
 pub mod project;
 pub mod records;
 pub mod recursion;

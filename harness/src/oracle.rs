@@ -32,6 +32,7 @@ use crate::attribution::{Bounds, Culprit, ProjectionSide};
 use crate::codec::{self, Way};
 use crate::corpus::{Case, Origin};
 use crate::dialect;
+use crate::prover;
 use crate::retrieve::LocalRetriever;
 use crate::table::{Direction, Disposition, KnownViolation, Row, Table, TargetRule};
 use crate::witness;
@@ -139,6 +140,9 @@ pub enum FailureKind {
     /// Two translations of the same schema differ; the pointer (into the serialized answer) of
     /// the first difference.
     Nondeterministic(String),
+    /// A witness deviates in a direction the prover proved it cannot: a fault of the harness's
+    /// prover, reported so that no verdict ever rests on a wrong proof.
+    ProofContradicted(Direction),
     /// The translator threw on the schema (an external adapter's `error` answer): the exception's
     /// message. The tool cannot be sent: a narrowing to nothing no row can declare.
     Crashed(String),
@@ -362,24 +366,86 @@ pub fn check(table: &Table, translator: &dyn Translator, case: &Case, env: &Env)
     judge(table, translator, case, env).verdict
 }
 
-/// What one run of the oracle saw: its verdict, and what the translator answered (`None` when the
+/// What one run of the oracle saw: its verdict, what the translator answered (`None` when the
 /// case stopped it before translation), so that views show the refusal or projection judged
-/// without translating again.
+/// without translating again, and the evidence per direction (`None` when no projection was
+/// compared with its source).
 #[derive(Debug, Clone)]
 pub struct Judged {
     pub verdict: Verdict,
     pub outcome: Option<Outcome>,
+    pub evidence: Option<TrialEvidence>,
 }
 
-/// [`check`], keeping the translator's answer.
+/// What a trial knows about one direction of deviation (CONTRACT §5): a proof that no instance
+/// deviates that way, a validated witness that one does, or neither. A row that declares the
+/// direction is never evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evidence {
+    /// The prover showed that no instance deviates this way ([`crate::prover`]).
+    Proven,
+    /// A validated witness deviates this way (whatever explains it).
+    Shown,
+    /// Neither: the proof stopped (the reason says where and why) and no draw showed a witness.
+    Unknown(String),
+}
+
+impl Evidence {
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Evidence::Proven => "proven",
+            Evidence::Shown => "shown",
+            Evidence::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// The evidence of one trial, per direction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialEvidence {
+    /// Whether the projection accepts something the source rejects.
+    pub widening: Evidence,
+    /// Whether the projection rejects something the source accepts.
+    pub narrowing: Evidence,
+    /// Generated candidates the witness search judged (the case's own instances aside).
+    pub draws: usize,
+    /// Whether every widening is proven to be one the table's declared approximations explain
+    /// (none at all when the direction is proven): the projection inside the table's upper
+    /// bound, and no `false` of the source loosened by it (so no widening can be an inversion).
+    pub widening_within_table: bool,
+    /// Whether every narrowing is proven to be one the declared approximations explain: the
+    /// table's lower bound inside the projection.
+    pub narrowing_within_table: bool,
+}
+
+impl TrialEvidence {
+    /// The evidence of one direction.
+    #[must_use]
+    pub fn of(&self, direction: Direction) -> &Evidence {
+        match direction {
+            Direction::Widening => &self.widening,
+            Direction::Narrowing => &self.narrowing,
+        }
+    }
+
+    /// Proven both ways: the projection accepts exactly what the source accepts.
+    #[must_use]
+    pub fn exact(&self) -> bool {
+        self.widening == Evidence::Proven && self.narrowing == Evidence::Proven
+    }
+}
+
+/// [`check`], keeping the translator's answer and the evidence.
 #[must_use]
 pub fn judge(table: &Table, translator: &dyn Translator, case: &Case, env: &Env) -> Judged {
     let mut outcome = None;
-    let verdict = judge_into(table, translator, case, env, &mut outcome);
-    Judged { verdict, outcome }
+    let mut evidence = None;
+    let verdict = judge_into(table, translator, case, env, &mut outcome, &mut evidence);
+    Judged { verdict, outcome, evidence }
 }
 
-fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env, answered: &mut Option<Outcome>) -> Verdict {
+fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env, answered: &mut Option<Outcome>, evidence: &mut Option<TrialEvidence>) -> Verdict {
     // 1. The case.
     let source = match compile(&case.schema, env, case.assert_formats) {
         Ok(v) => v,
@@ -624,7 +690,7 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
         };
 
         // 5. Differential check.
-        differential(&ctx, &source, &compiled, &projection, &lifted, env)
+        differential(&ctx, &source, &compiled, &projection, &lifted, env, evidence)
     })();
     settle(with_findings(verdict, findings), marked)
 }
@@ -636,7 +702,11 @@ fn differential(
     projection: &Projection,
     lifted: &Value,
     env: &Env,
+    evidence: &mut Option<TrialEvidence>,
 ) -> Verdict {
+    // What can be proven first: a proven direction needs no search, and where a proof stops the
+    // search aims there.
+    let proofs = prover::prove(&ctx.case.schema, lifted, &projection.codec, env.remotes.as_deref(), ctx.case.assert_formats);
     let implicit_true = ctx.table.row("true", &Value::Bool(true), false).ok();
     let mapper = codec::Mapper::new(&projection.codec, lifted);
     let side = ProjectionSide { validator: compiled, codec: &mapper, is_fallback: crate::attribution::is_fallback(lifted) };
@@ -693,6 +763,8 @@ fn differential(
         projection: compiled,
         codec: &projection.codec,
         explains: &explains,
+        proofs: Some(&proofs),
+        decoded: proofs.decoded.as_ref(),
     };
     let generated = match witness::search(&env.witness, &sides) {
         Ok(g) => g,
@@ -719,6 +791,35 @@ fn differential(
         if let Attribution::Declared(rows) = &mut w.attribution {
             *rows = bounds.rows_explaining(w.direction, &w.instance);
         }
+    }
+    // The evidence per direction; a witness against a proof is a fault of the prover, never a
+    // verdict on the translator.
+    let has_witness = |d: Direction| witnesses.iter().any(|w| w.direction == d);
+    let evidence_of = |d: Direction| match proofs.of(d) {
+        _ if has_witness(d) => Evidence::Shown,
+        prover::Proof::Proven => Evidence::Proven,
+        prover::Proof::Unknown(why) => Evidence::Unknown(why.to_string()),
+    };
+    let within = |d: Direction| match proofs.of(d) {
+        prover::Proof::Proven => true,
+        prover::Proof::Unknown(_) => within_table(ctx, &bounds, proofs.decoded.as_ref(), d, env),
+    };
+    *evidence = Some(TrialEvidence {
+        widening: evidence_of(Direction::Widening),
+        narrowing: evidence_of(Direction::Narrowing),
+        draws: generated.candidates,
+        widening_within_table: within(Direction::Widening),
+        narrowing_within_table: within(Direction::Narrowing),
+    });
+    if let Some(w) = witnesses.iter().find(|w| proofs.of(w.direction).is_proven()) {
+        let what = format!(
+            "the prover proved that no instance deviates by {}, yet this witness does (a fault of the prover, harness/src/prover/): {} -- source {}, projection {}\nprojection: {lifted}",
+            w.direction,
+            shown(&w.instance),
+            if w.source_accepts { "accepts" } else { "rejects" },
+            if w.projection_accepts { "accepts" } else { "rejects" }
+        );
+        return ctx.fail(FailureKind::ProofContradicted(w.direction), &what);
     }
     let syntactic = literal_inversions(&ctx.case.schema, lifted);
     let uncovered = |w: &&Witness| w.inversions.iter().any(|i| i.covered_by.is_none());
@@ -836,6 +937,33 @@ fn differential(
         return Verdict::ExpectedFailure { message, failure, known };
     }
     Verdict::Fail(failure)
+}
+
+/// Whether every deviation of `direction` is proven to be one the table's declared approximations
+/// explain (see [`TrialEvidence::widening_within_table`]).
+fn within_table(ctx: &Context<'_>, bounds: &Bounds<'_>, decoded: Option<&Value>, direction: Direction, env: &Env) -> bool {
+    let Some(projection) = decoded else { return false };
+    let bound = match bounds.declared_bound(direction) {
+        crate::attribution::Declared::Everything => return true,
+        crate::attribution::Declared::Schema(bound) => bound,
+    };
+    let (sub, sup) = match direction {
+        Direction::Widening => (projection, &bound),
+        Direction::Narrowing => (&bound, projection),
+    };
+    if !prover::included(sub, sup, env.remotes.as_deref(), ctx.case.assert_formats).is_proven() {
+        return false;
+    }
+    // A widening the bound explains may still invert a `false` the bound loosened (CONTRACT §4
+    // rule 2): only a bound that keeps every `false` and `not` of the source rules that out.
+    direction == Direction::Narrowing
+        || walk::occurrences(&ctx.case.schema).is_ok_and(|occurrences| {
+            occurrences.iter().all(|o| match o.keyword {
+                "false" => bound.pointer(&o.pointer) == Some(&Value::Bool(false)),
+                "not" => bound.pointer(&o.pointer).and_then(|n| n.get("not")) == Some(o.value),
+                _ => true,
+            })
+        })
 }
 
 fn round_trip(ctx: &Context<'_>, x: &Value, encoded: &Value, back: &Value, lifted: &Value) -> Verdict {

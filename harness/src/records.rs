@@ -16,7 +16,7 @@ use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::Value;
 
 use crate::corpus::Case;
-use crate::oracle::{self, Env, Verdict};
+use crate::oracle::{self, Env, TrialEvidence, Verdict};
 use crate::table::{Row, Table};
 
 /// A row's identity within its table: keyword (or boolean subschema, or extension pattern) and
@@ -47,6 +47,8 @@ pub struct Record {
     pub outcome: Option<Outcome>,
     /// The rows present: those governing some keyword occurrence of the case.
     pub rows: BTreeSet<RowKey>,
+    /// The evidence per direction (`None` when no projection was compared with the source).
+    pub evidence: Option<TrialEvidence>,
     /// How long the oracle took, translation and witness search included.
     pub elapsed: Duration,
 }
@@ -62,6 +64,7 @@ impl Record {
             case: case.clone(),
             verdict: judged.verdict,
             outcome: judged.outcome,
+            evidence: judged.evidence,
             rows: rows_used(table, &case.schema),
             elapsed: started.elapsed(),
         }

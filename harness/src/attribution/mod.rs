@@ -49,6 +49,15 @@ use crate::table::{Becomes, Direction, Disposition, Row, TableRule};
 use edit::Precision;
 use polarity::{Mode, NodeEdits};
 
+/// The bound of the table's declared approximations for one direction ([`Bounds::declared_bound`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Declared {
+    /// Every deviation of the direction is explained (a whole-tool fallback's widening).
+    Everything,
+    /// The bound, as a draft 2020-12 schema of source-side instances.
+    Schema(Value),
+}
+
 /// How a witness is explained, as the witness search needs to know it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Judgement {
@@ -263,6 +272,27 @@ impl<'a> Bounds<'a> {
             Attribution::Marked(_) => Judgement::Marked,
             Attribution::Unexplained(_) | Attribution::Unjudged => Judgement::Unexplained,
         }
+    }
+
+    /// The bound the table's declared approximations set for `direction`, as a schema (only the
+    /// words bounded exactly: what [`Bounds::judge`] tries first), for a proof that every deviation
+    /// of that direction is one the table explains: every instance the projection accepts, the
+    /// upper bound accepts (widening); every instance the lower bound accepts, the projection
+    /// accepts (narrowing). [`Declared::Everything`] for a whole-tool fallback, which explains
+    /// every widening. Reading it changes no judgement.
+    #[must_use]
+    pub fn declared_bound(&self, direction: Direction) -> Declared {
+        let fallback = self.projection.as_ref().is_some_and(|p| p.is_fallback);
+        let declared: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
+        if direction == Direction::Widening && fallback && declared.iter().any(|i| self.contributors[*i].whole_tool) {
+            return Declared::Everything;
+        }
+        let exact: Vec<usize> = declared.into_iter().filter(|i| self.contributors[*i].precision == Precision::Exact).collect();
+        let mode = match direction {
+            Direction::Widening => Mode::Upper,
+            Direction::Narrowing => Mode::Lower,
+        };
+        Declared::Schema(self.schema(mode, &exact).0)
     }
 
     /// Whether the table's approximations explain the deviation (for tests and views).

@@ -1,12 +1,16 @@
 //! `schema-fidelity check SCHEMA.json`: what each translator does to a user's own tool schema.
 //!
 //! For each translator the answer is one of: **refused** (which keyword, where, why), **exact**
-//! (every row present is preserved and no generated instance tells source and projection apart),
-//! **widened** / **narrowed** (an approximated row is present: the rows responsible, and a
-//! witness when a generated instance shows one), **no row** (a keyword the table does not cover: never
-//! silent), **known violation** or **violation** (the translator breaks its own table), or
+//! (proven both ways: the projection accepts exactly what the schema accepts), **no loss found**
+//! (no instance of the draws made tells source and projection apart, but a direction is not
+//! proven), **widened** / **narrowed** (a validated witness shows it: the witness, the occurrence
+//! it is pinned on and the rows responsible), **no row** (a keyword the table does not cover:
+//! never silent), **known violation** or **violation** (the translator breaks its own table), or
 //! **unavailable** (an external translator not installed here: not checked, with its install
-//! command). Each comes with the projection judged (a compact diff against the schema), the one
+//! command). A verdict rests on evidence only, per direction: proven, shown by a witness, or
+//! unknown ([`oracle::Evidence`]). A row that declares a direction no witness shows is listed
+//! apart, as declared but not shown on this schema (or proven not to act on it), never as a
+//! loss. Each comes with the projection judged (a compact diff against the schema), the one
 //! occurrence and row each witness is pinned on, and what the user can do about it.
 //!
 //! The work is the oracle's: the schema becomes a one-off case (its own `examples`, if any, are
@@ -26,7 +30,7 @@ use serde_json::Value;
 use super::anchor;
 use crate::budget::{self, Budgets};
 use crate::corpus::{Case, Instance, Origin};
-use crate::oracle::{self, Attribution, Env, FailureKind, Verdict, Witness};
+use crate::oracle::{self, Attribution, Env, Evidence, FailureKind, TrialEvidence, Verdict, Witness};
 use crate::project::Project;
 use crate::table::{self, Direction, Disposition, Row, Table, TableError};
 
@@ -59,7 +63,10 @@ pub struct CheckReport {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckVerdict {
+    /// Proven both ways.
     Exact,
+    /// No witness in the draws made, and a direction not proven.
+    NoLossFound,
     Refused,
     Widened,
     Narrowed,
@@ -86,7 +93,8 @@ impl CheckReport {
     /// The overall outcome.
     #[must_use]
     pub fn outcome(&self) -> CheckOutcome {
-        if self.translators.iter().any(|t| !t.verdict.declared() && t.verdict != CheckVerdict::Exact) {
+        let clean = |v: CheckVerdict| matches!(v, CheckVerdict::Exact | CheckVerdict::NoLossFound);
+        if self.translators.iter().any(|t| !t.verdict.declared() && !clean(t.verdict)) {
             CheckOutcome::Findings
         } else if self.translators.iter().any(|t| t.verdict.declared()) {
             CheckOutcome::DeclaredLosses
@@ -100,7 +108,7 @@ impl CheckVerdict {
     /// Lossy or silent: the exit status is non-zero. A refusal is neither: it is explicit.
     #[must_use]
     pub fn lossy(self) -> bool {
-        !matches!(self, Self::Exact | Self::Refused | Self::Unavailable)
+        !matches!(self, Self::Exact | Self::NoLossFound | Self::Refused | Self::Unavailable)
     }
 
     /// A loss the table declares: an approximation, or a refusal where a row says so.
@@ -113,6 +121,7 @@ impl CheckVerdict {
     pub fn name(self) -> &'static str {
         match self {
             Self::Exact => "exact",
+            Self::NoLossFound => "no loss found",
             Self::Refused => "refused",
             Self::Widened => "widened",
             Self::Narrowed => "narrowed",
@@ -131,8 +140,14 @@ pub struct TranslatorCheck {
     pub verdict: CheckVerdict,
     /// One sentence saying what the verdict means for this schema.
     pub summary: String,
-    /// The rows responsible: approximated rows present, the refused row cited, known violations.
+    /// The rows responsible: approximated rows of a direction a witness shows, the refused row
+    /// cited, known violations.
     pub rows: Vec<RowUse>,
+    /// Approximated rows present whose direction no witness shows on this schema, each saying
+    /// whether that direction is proven not to act here: declarations, never evidence.
+    pub declared: Vec<DeclaredRow>,
+    /// What is known per direction (absent when no projection was compared).
+    pub evidence: Option<CheckEvidence>,
     pub witnesses: Vec<CheckWitness>,
     pub refusal: Option<RefusalOut>,
     /// Keyword occurrences with no row.
@@ -147,6 +162,46 @@ pub struct TranslatorCheck {
     /// (absent when it drew none: a refusal, or a projection equal to the schema).
     #[serde(skip)]
     pub draws: Option<(usize, usize)>,
+}
+
+/// The evidence of one translator's check, per direction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckEvidence {
+    /// `proven`, `shown` or `unknown`.
+    pub widening: String,
+    pub narrowing: String,
+    /// For an unknown direction, where and why its proof stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub widening_unknown: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub narrowing_unknown: Option<String>,
+    /// Generated instances judged.
+    pub draws: usize,
+}
+
+impl CheckEvidence {
+    fn of(e: &TrialEvidence) -> Self {
+        let unknown = |e: &Evidence| match e {
+            Evidence::Unknown(why) => Some(why.clone()),
+            _ => None,
+        };
+        CheckEvidence {
+            widening: e.widening.name().to_owned(),
+            narrowing: e.narrowing.name().to_owned(),
+            widening_unknown: unknown(&e.widening),
+            narrowing_unknown: unknown(&e.narrowing),
+            draws: e.draws,
+        }
+    }
+}
+
+/// An approximated row present whose direction no witness shows on this schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeclaredRow {
+    #[serde(flatten)]
+    pub row: RowUse,
+    /// `proven` when its direction is proven not to act on this schema, else `not-shown`.
+    pub here: String,
 }
 
 /// A row used at one place in the schema.
@@ -438,6 +493,8 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
         verdict: CheckVerdict::Exact,
         summary: String::new(),
         rows: Vec::new(),
+        declared: Vec::new(),
+        evidence: None,
         witnesses: Vec::new(),
         refusal: None,
         missing: Vec::new(),
@@ -460,6 +517,7 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
     if let Verdict::Pass(summary) = &judged.verdict {
         out.draws = summary.source_valid;
     }
+    out.evidence = judged.evidence.as_ref().map(CheckEvidence::of);
     match judged.verdict {
         Verdict::Pass(summary) if summary.refused => {
             out.verdict = CheckVerdict::Refused;
@@ -480,25 +538,45 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
             }
         }
         Verdict::Pass(summary) => {
-            let widening = uses(&approximated(Direction::Widening));
-            let narrowing = uses(&approximated(Direction::Narrowing));
-            out.verdict = match (widening.is_empty(), narrowing.is_empty()) {
-                (true, true) => CheckVerdict::Exact,
-                (false, true) => CheckVerdict::Widened,
-                (true, false) => CheckVerdict::Narrowed,
-                (false, false) => CheckVerdict::WidenedAndNarrowed,
+            // The verdict rests on evidence: a witness shows a direction, a proof rules it out,
+            // and a row that declares a direction is neither.
+            let evidence = judged.evidence.clone().unwrap_or(TrialEvidence {
+                widening: Evidence::Unknown("no projection was compared".to_owned()),
+                narrowing: Evidence::Unknown("no projection was compared".to_owned()),
+                draws: 0,
+                widening_within_table: false,
+                narrowing_within_table: false,
+            });
+            let shown = |d: Direction| *evidence.of(d) == Evidence::Shown;
+            out.verdict = match (shown(Direction::Widening), shown(Direction::Narrowing)) {
+                (true, true) => CheckVerdict::WidenedAndNarrowed,
+                (true, false) => CheckVerdict::Widened,
+                (false, true) => CheckVerdict::Narrowed,
+                (false, false) if evidence.exact() => CheckVerdict::Exact,
+                (false, false) => CheckVerdict::NoLossFound,
             };
             out.summary = match out.verdict {
-                CheckVerdict::Exact => "every row present is preserved: the projection accepts exactly what the schema accepts".to_owned(),
-                CheckVerdict::Widened => "the provider may accept arguments the schema rejects; the tool must still validate them".to_owned(),
-                CheckVerdict::Narrowed => "the provider may reject arguments the schema accepts".to_owned(),
-                _ => "the provider may both accept arguments the schema rejects and reject some it accepts".to_owned(),
+                CheckVerdict::Exact => "proven exact: the projection accepts exactly what the schema accepts".to_owned(),
+                CheckVerdict::NoLossFound => no_loss_found(&evidence),
+                CheckVerdict::Widened => "widened (witness): the provider may accept arguments the schema rejects; the tool must still validate them".to_owned(),
+                CheckVerdict::Narrowed => "narrowed (witness): the provider may reject arguments the schema accepts".to_owned(),
+                _ => "widened and narrowed (witnesses): the provider may both accept arguments the schema rejects and reject some it accepts".to_owned(),
             };
-            if out.verdict != CheckVerdict::Exact && summary.witnesses.is_empty() {
-                out.summary.push_str(" (no generated instance shows it; the table says it can happen)");
-            }
-            out.rows = widening.into_iter().chain(narrowing).collect();
             out.witnesses = witnesses(&summary.witnesses);
+            for d in [Direction::Widening, Direction::Narrowing] {
+                let rows = uses(&approximated(d));
+                // Of a direction shown, the rows its witnesses were attributed to (all of them
+                // when no witness names its rows); the others are declared, not shown here.
+                let cited: BTreeSet<&str> = out.witnesses.iter().filter(|w| w.direction == d.name()).flat_map(|w| w.rows.iter().map(String::as_str)).collect();
+                let (responsible, declared): (Vec<RowUse>, Vec<RowUse>) = if shown(d) {
+                    rows.into_iter().partition(|r| cited.is_empty() || cited.contains(r.citation.as_str()))
+                } else {
+                    (Vec::new(), rows)
+                };
+                out.rows.extend(responsible);
+                let here = if *evidence.of(d) == Evidence::Proven { "proven" } else { "not-shown" };
+                out.declared.extend(declared.into_iter().map(|row| DeclaredRow { row, here: here.to_owned() }));
+            }
         }
         Verdict::ExpectedFailure { failure, .. } => {
             out.verdict = CheckVerdict::KnownViolation;
@@ -545,6 +623,23 @@ fn check_one(target: &Target<'_>, case: &Case, env: &Env) -> TranslatorCheck {
     out
 }
 
+/// What "no loss found" means for this trial: the draws made, and each direction not proven with
+/// where its proof stopped.
+fn no_loss_found(evidence: &TrialEvidence) -> String {
+    let mut open = Vec::new();
+    for (d, e) in [(Direction::Widening, &evidence.widening), (Direction::Narrowing, &evidence.narrowing)] {
+        if let Evidence::Unknown(why) = e {
+            open.push(format!("{d} not proven ({})", first_reason(why)));
+        }
+    }
+    format!("no loss found in {} draws, but not proven exact: {}", evidence.draws, open.join("; "))
+}
+
+/// The first place a proof stopped, of the several a reason may list.
+fn first_reason(why: &str) -> &str {
+    why.split("; ").next().unwrap_or(why)
+}
+
 /// The oracle's reproduce hint names a `cargo test` trial; `check`'s case is no trial, so the
 /// hint becomes the `check` command itself, with the same seed.
 fn reproduce_with_check(message: &str, file: &str, translator: &str) -> String {
@@ -583,6 +678,10 @@ fn advice(t: &TranslatorCheck, file: &str) -> Vec<String> {
     let explain = |rows: &[RowUse]| rows.first().map(|r| format!(" (`schema-fidelity explain {}` says more)", r.citation)).unwrap_or_default();
     match t.verdict {
         CheckVerdict::Exact => Vec::new(),
+        CheckVerdict::NoLossFound => vec![
+            format!("look harder where the proof stopped: `SCHEMA_FIDELITY_DRAWS=4096 schema-fidelity check {} --translator {}` draws sixteen times as many instances", shell_quote(file), t.translator),
+            "until a proof or a witness settles it, treat the unproven direction as possible".to_owned(),
+        ],
         CheckVerdict::Refused => {
             let what = t.refusal.as_ref().map(|r| format!("`{}`", r.keyword)).unwrap_or_else(|| "the refused keyword".to_owned());
             vec![
@@ -591,6 +690,15 @@ fn advice(t: &TranslatorCheck, file: &str) -> Vec<String> {
             ]
         }
         CheckVerdict::Widened | CheckVerdict::Narrowed | CheckVerdict::WidenedAndNarrowed => {
+            // The rows of the directions shown; else the rows the witnesses were attributed to
+            // (a keyword's absence, borne by the `true` row or a rule).
+            let attributed: Vec<String> = t.witnesses.iter().flat_map(|w| w.rows.iter().cloned()).collect::<BTreeSet<_>>().into_iter().collect();
+            if t.rows.is_empty() {
+                let names = attributed.iter().map(|c| format!("`{}`", c.split_once('/').map_or(c.as_str(), |(_, k)| k))).collect::<Vec<_>>().join(", ");
+                let mut out = vec![format!("accept the loss the table declares for {names} (`schema-fidelity explain {}` says more)", attributed.first().map_or("", String::as_str))];
+                out.push("or use another translator (one whose verdict above is exact)".to_owned());
+                return out;
+            }
             let mut out = vec![format!("accept the loss the table declares for {}{}", keywords(&t.rows), explain(&t.rows))];
             if t.verdict != CheckVerdict::Narrowed {
                 out.push("the provider may send arguments the schema rejects: keep validating the arguments in the tool".to_owned());
@@ -683,9 +791,23 @@ pub fn render_text(report: &CheckReport) -> String {
             let at = if f.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", f.pointer) };
             let _ = writeln!(s, "    refusal: `{}` at {at} (pointer {}): {}", f.keyword, Value::from(f.pointer.as_str()), f.message);
         }
+        if let Some(e) = &t.evidence {
+            let says = |name: &str, unknown: &Option<String>| match (name, unknown) {
+                ("shown", _) => "shown (witness)".to_owned(),
+                ("unknown", Some(why)) => format!("unknown ({})", first_reason(why)),
+                (other, _) => other.to_owned(),
+            };
+            let _ = writeln!(s, "    evidence: widening {}; narrowing {}", says(&e.widening, &e.widening_unknown), says(&e.narrowing, &e.narrowing_unknown));
+        }
         for r in &t.rows {
             let at = if r.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", r.pointer) };
             let _ = writeln!(s, "    row {} at {at}: {} ({}, {})", r.citation, r.disposition, r.table_line, r.page);
+        }
+        for d in &t.declared {
+            let r = &d.row;
+            let at = if r.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", r.pointer) };
+            let here = if d.here == "proven" { "declared, proven not to act on this schema" } else { "declared, not shown on this schema" };
+            let _ = writeln!(s, "    row {} at {at}: {} -- {here} ({}, {})", r.citation, r.disposition, r.table_line, r.page);
         }
         if let Some(f) = &t.refusal
             && let Some(note) = &f.note
@@ -764,11 +886,17 @@ pub fn render_text(report: &CheckReport) -> String {
     if !unavailable.is_empty() {
         let _ = writeln!(s, "unavailable here, not checked: {}", unavailable.join(", "));
     }
+    let unproven = report.translators.iter().filter(|t| t.verdict == CheckVerdict::NoLossFound).count();
+    let clean = if unproven == 0 {
+        "exit status 0: every translator projects the schema exactly (proven)".to_owned()
+    } else {
+        format!("exit status 0: no translator shows a loss, but {unproven} of them are not proven exact (no loss found in the draws made)")
+    };
     let _ = writeln!(
         s,
         "{}",
         match report.outcome() {
-            CheckOutcome::Clean => "exit status 0: every translator projects the schema exactly",
+            CheckOutcome::Clean => clean.as_str(),
             CheckOutcome::DeclaredLosses => "exit status 3: every finding is a loss the tables declare (an approximation or a refusal)",
             CheckOutcome::Findings => "exit status 1: a violation, a keyword with no row, a known violation or a translator not checked",
         }

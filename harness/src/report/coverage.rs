@@ -114,7 +114,7 @@ mod tests {
             assert_formats: true,
         };
         let verdict = Verdict::Pass(Summary { witnesses, ..Summary::default() });
-        Arc::new(Record { translator: translator.to_owned(), case: Arc::new(case), verdict, outcome: None, rows: BTreeSet::new(), elapsed: Duration::ZERO })
+        Arc::new(Record { translator: translator.to_owned(), case: Arc::new(case), verdict, outcome: None, rows: BTreeSet::new(), evidence: None, elapsed: Duration::ZERO })
     }
 
     fn witness(direction: Direction, rows: &[&str]) -> Witness {

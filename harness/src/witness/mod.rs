@@ -40,6 +40,7 @@
 
 mod dice;
 mod draw;
+mod focus;
 mod plan;
 mod shrink;
 mod strings;
@@ -314,6 +315,12 @@ pub struct Sides<'a> {
     pub codec: &'a Codec,
     /// The attribution ([`crate::attribution`]): a witness it explains does not end the search.
     pub explains: &'a Explains<'a>,
+    /// What the prover settled ([`crate::prover`]): a proven direction is not searched (no
+    /// instance can deviate that way), and where a proof stopped the search draws there too.
+    pub proofs: Option<&'a crate::prover::Proofs>,
+    /// The projection read through its codec, as source-side instances: the schema the prover's
+    /// stops point into for the projection side.
+    pub decoded: Option<&'a Value>,
 }
 
 /// A source-valid instance the codec does not bring back: `decode(encode(x)) != x`.
@@ -355,11 +362,18 @@ struct Finds {
     unexplained: Vec<(Direction, Value, String)>,
     marked: Vec<(Direction, Value, String)>,
     explained: Vec<(Direction, Value, String)>,
+    /// Directions the prover settled: none can deviate, none is searched.
+    proven: Vec<Direction>,
 }
 
 impl Finds {
     fn wants(&self, d: Direction) -> bool {
-        !self.unexplained.iter().any(|(f, ..)| *f == d)
+        !self.proven.contains(&d) && !self.unexplained.iter().any(|(f, ..)| *f == d)
+    }
+
+    /// Whether any witness of direction `d` was found, whatever explains it.
+    fn any(&self, d: Direction) -> bool {
+        [&self.unexplained, &self.marked, &self.explained].iter().any(|list| list.iter().any(|(f, ..)| *f == d))
     }
 
     fn done(&self) -> bool {
@@ -396,19 +410,23 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchErr
         Scope::All => true,
     };
     let identical = sides.codec.is_identity() && sides.source_schema == sides.projection_schema;
-    if settings.draws == 0 || !in_scope || identical {
+    let proven: Vec<Direction> = [Direction::Widening, Direction::Narrowing].into_iter().filter(|d| sides.proofs.is_some_and(|p| p.of(*d).is_proven())).collect();
+    // Both directions proven and nothing to round-trip: no draw can show anything.
+    let settled = proven.len() == 2 && sides.codec.is_identity();
+    if settings.draws == 0 || !in_scope || identical || settled {
         return Ok(Found::default());
     }
     let seed = settings.seed.unwrap_or_else(|| case_seed(sides.case_id));
     let judge = Judge { sides, codec: codec::Mapper::new(sides.codec, sides.projection_schema) };
-    let mut finds = Finds::default();
+    let mut finds = Finds { proven, ..Finds::default() };
     let mut round_trip = None;
     let mut candidates = 0;
     let clock = Clock { started: Instant::now(), budget: settings.time_budget };
 
     let source_draws = source_draws(settings, sides, seed);
     for (i, d) in source_draws.draws.iter().enumerate() {
-        if finds.done() {
+        // Source-valid draws also check the codec's round trip.
+        if finds.done() && (sides.codec.is_identity() || round_trip.is_some()) {
             break;
         }
         clock.check(candidates)?;
@@ -472,11 +490,64 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchErr
         }
     }
 
+    // Where a proof stopped and nothing was found yet, draws aimed there before the direction
+    // settles on unknown.
+    aim(sides, &judge, &mut finds, seed, &clock, &mut candidates)?;
+
     let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Unexplained)).collect();
     let marked = finds.marked.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Marked)).collect();
     let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Declared)).collect();
     let source_valid = Some((source_draws.draws.iter().filter(|d| d.accepted).count(), source_draws.draws.len()));
     Ok(Found { witnesses, marked, explained, round_trip, candidates, source_valid, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
+}
+
+/// The draws aimed where the prover's proof of a direction stopped ([`focus`]), for each direction
+/// it did not prove and no draw has shown yet.
+fn aim(sides: &Sides<'_>, judge: &Judge<'_, '_>, finds: &mut Finds, seed: u64, clock: &Clock, candidates: &mut usize) -> Result<(), SearchError> {
+    let Some(proofs) = sides.proofs else { return Ok(()) };
+    for direction in [Direction::Widening, Direction::Narrowing] {
+        if finds.any(direction) || !finds.wants(direction) {
+            continue;
+        }
+        // Widening: the projection (read through its codec) should be inside the source;
+        // narrowing: the source inside the projection.
+        let (included, including) = match direction {
+            Direction::Widening => (sides.decoded, Some(sides.source_schema)),
+            Direction::Narrowing => (Some(sides.source_schema), sides.decoded),
+        };
+        let (Some(included), Some(including)) = (included, including) else { continue };
+        for (n, stop) in proofs.of(direction).stops().iter().take(focus::STOPS_PER_DIRECTION).enumerate() {
+            if finds.any(direction) {
+                break;
+            }
+            let mut aim = focus::Aim::new(stop, included, including);
+            let mut rng = rng(seed, &format!("focus:{}:{direction}:{n}", sides.translator));
+            for k in 0..focus::DRAWS_PER_STOP {
+                clock.check(*candidates)?;
+                *candidates += 1;
+                let x = aim.candidate(k, &mut rng);
+                let origin = || format!("aimed at {} #{k}", if stop.at().is_empty() { "the root".to_owned() } else { format!("`{}`", stop.at()) });
+                match direction {
+                    Direction::Widening => {
+                        let y = judge.encode(&x).into_owned();
+                        if judge.widening(&y) {
+                            let explained = (sides.explains)(direction, &judge.decode(&y));
+                            finds.record(direction, y, origin(), explained);
+                            break;
+                        }
+                    }
+                    Direction::Narrowing => {
+                        if judge.narrowing(&x, None) {
+                            let explained = (sides.explains)(direction, &x);
+                            finds.record(direction, x, origin(), explained);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A trial's time budget ([`budget::TRIAL_SECONDS`]), checked before each draw.

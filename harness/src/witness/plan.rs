@@ -143,6 +143,19 @@ impl Plan {
         Plan { nodes: compiler.nodes, root, sweep_start: 0.0, finite }
     }
 
+    /// The conjunction of the subschemas of `schema` at `pointers` (every reference inside read
+    /// against the whole document), compiled for drawing: what the witness search draws where a
+    /// proof stopped. No pointer, or none that names a subschema, is `true`.
+    #[must_use]
+    pub fn within(schema: &Value, pointers: &[String]) -> Self {
+        let references = References::new(schema);
+        let parts: Vec<&Value> = pointers.iter().filter_map(|p| schema.pointer(p)).collect();
+        let mut compiler = Compiler { references, nodes: Vec::new(), memo: HashMap::new(), depth: 0 };
+        let root = compiler.node(&parts, &BTreeSet::new());
+        let finite = finite_nodes(&compiler.nodes);
+        Plan { nodes: compiler.nodes, root, sweep_start: 0.0, finite }
+    }
+
     /// Whether a valid draw from `id` can end (see [`Plan::finite`]).
     pub(crate) fn is_finite(&self, id: NodeId) -> bool {
         self.finite.get(id).copied().unwrap_or(true)
