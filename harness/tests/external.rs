@@ -358,8 +358,14 @@ fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("schema-fidelity-external-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
-    // The tables written here name their targets: the project's, linked.
-    std::os::unix::fs::symlink(root().join("targets"), dir.join("targets")).expect("link targets");
+    // The tables written here name their targets: the project's, copied (a linked targets/ is
+    // refused, as a way out of the project).
+    std::fs::create_dir_all(dir.join("targets")).expect("targets dir");
+    for entry in std::fs::read_dir(root().join("targets")).expect("targets").flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            std::fs::copy(entry.path(), dir.join("targets").join(entry.file_name())).expect("copy target");
+        }
+    }
     dir
 }
 
