@@ -161,6 +161,8 @@ struct Running {
 #[derive(Debug)]
 enum Breakage {
     Write { id: u64, error: io::Error },
+    /// The request was not taken in within the timeout: the adapter does not read its stdin.
+    Unread { id: u64, timeout: Duration },
     Hang { id: u64, timeout: Duration },
     Exited { id: u64, error: Option<io::Error> },
     TooLong { id: u64, limit: usize, start: String },
@@ -173,6 +175,9 @@ impl fmt::Display for Breakage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Write { id, error } => write!(f, "cannot write request {id} to the adapter ({error}): it has exited"),
+            Self::Unread { id, timeout } => {
+                write!(f, "request {id} was not read within {} ms: the adapter hangs without reading its input", timeout.as_millis())
+            }
             Self::Hang { id, timeout } => write!(f, "no answer to request {id} within {} ms: the adapter hangs", timeout.as_millis()),
             Self::Exited { id, error: None } => write!(f, "the adapter exited before answering request {id}"),
             Self::Exited { id, error: Some(e) } => write!(f, "reading the answer to request {id} failed ({e})"),
@@ -268,7 +273,7 @@ impl Adapter {
                 let State::Running(running) = std::mem::replace(&mut *state, State::Idle { failed_starts: 0, hangs: 0 }) else {
                     return faulted(breakage.to_string());
                 };
-                let hangs = if matches!(breakage, Breakage::Hang { .. }) { running.hangs + 1 } else { 0 };
+                let hangs = if matches!(breakage, Breakage::Hang { .. } | Breakage::Unread { .. }) { running.hangs + 1 } else { 0 };
                 let who = format!("{} ({} {})", self.spec.label(), running.started.name, running.started.version);
                 let (status, tail) = running.process.terminate();
                 let status = status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string());
@@ -295,8 +300,14 @@ impl Adapter {
             Ok(line) => line,
             Err(e) => return Ok(faulted(format!("cannot encode request {id}: {e}"))),
         };
-        running.process.send(&line).map_err(|error| Breakage::Write { id, error })?;
-        let line = match running.process.receive(self.config.request_timeout) {
+        // One timeout for the whole exchange: the request taken in, then the answer.
+        let asked = std::time::Instant::now();
+        let timeout = self.config.request_timeout;
+        running.process.send(&line, timeout).map_err(|error| match error.kind() {
+            io::ErrorKind::TimedOut => Breakage::Unread { id, timeout },
+            _ => Breakage::Write { id, error },
+        })?;
+        let line = match running.process.receive(timeout.saturating_sub(asked.elapsed())) {
             Ok(StdoutEvent::Line(line)) => line,
             Ok(StdoutEvent::TooLong { limit, start }) => return Err(Breakage::TooLong { id, limit, start }),
             Ok(StdoutEvent::Closed(error)) | Err(ReceiveError::Closed(error)) => return Err(Breakage::Exited { id, error }),
@@ -394,10 +405,11 @@ impl Adapter {
         };
         let start = protocol::StartRequest { start: protocol::Start { protocol: protocol::VERSION } };
         let line = serde_json::to_vec(&start).unwrap_or_default();
-        if let Err(e) = process.send(&line) {
+        let asked = std::time::Instant::now();
+        if let Err(e) = process.send(&line, self.config.start_timeout) {
             return Err(fail(process, format!("cannot write the start request: {e}")));
         }
-        let line = match process.receive(self.config.start_timeout) {
+        let line = match process.receive(self.config.start_timeout.saturating_sub(asked.elapsed())) {
             Ok(StdoutEvent::Line(line)) => line,
             Ok(StdoutEvent::TooLong { limit, .. }) => return Err(fail(process, format!("a line longer than {limit} bytes"))),
             Ok(StdoutEvent::Closed(_)) | Err(ReceiveError::Closed(_)) => return Err(fail(process, "the adapter exited".to_owned())),
