@@ -266,11 +266,13 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
         let bless = crate::report::bless_requested()?;
         let unavailable: Vec<&str> =
             loaded.tables.iter().filter(|(name, _, _)| resolver(name).is_some_and(|t| t.unavailable().is_some())).map(|(n, _, _)| n.as_str()).collect();
-        let departure = loaded.env.witness.departure();
+        // Every setting that could change what the reports say (a budget, the witness settings,
+        // a shorter adapter timeout), as `report` judges them; an invalid one departs too.
+        let departure = crate::settings::Settings::from_env().map_or_else(|invalid| Some(invalid.replace('\n', "; ")), |s| s.departure());
         let tables_only = project.suite.is_err() || !unavailable.is_empty() || departure.is_some();
         if bless && let Some(settings) = &departure {
             return Err(Failed::from(format!(
-                "{} with {settings}: the committed reports are made with the default witness settings; unset them to rewrite reports/",
+                "{} with {settings}: the committed reports are made with the default settings; unset these to rewrite reports/",
                 crate::report::BLESS_ENV
             )));
         }
@@ -296,7 +298,7 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
             ))));
         }
         if let Some(settings) = &departure {
-            eprintln!("note: witness settings {settings} differ from the defaults the reports are made with, so only the reports that depend on the tables alone were compared");
+            eprintln!("note: settings {settings} differ from the defaults the reports are made with, so only the reports that depend on the tables alone were compared");
         } else if !unavailable.is_empty() {
             eprintln!("note: {} not installed here (see .ci/run), so only reports/matrix.md and reports/index.html were compared", unavailable.join(", "));
         } else if let Err(reason) = &project.suite {

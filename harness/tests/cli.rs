@@ -317,7 +317,7 @@ fn report_under_other_witness_settings_never_writes_and_checks_what_the_tables_d
     let before = std::fs::read_to_string(s.0.join("reports/report.json")).expect("report.json written");
     let write = with_draws(&["report"]);
     assert_eq!(write.code, 2, "{}", write.all());
-    assert!(write.stderr.contains("SCHEMA_FIDELITY_DRAWS=3") && write.stderr.contains("default witness settings"), "{}", write.all());
+    assert!(write.stderr.contains("SCHEMA_FIDELITY_DRAWS=3") && write.stderr.contains("made with the default settings"), "{}", write.all());
     assert_eq!(std::fs::read_to_string(s.0.join("reports/report.json")).ok().as_deref(), Some(before.as_str()), "nothing rewritten");
     // The check still compares what the tables alone decide, and still fails on a changed one.
     let current = with_draws(&["report", "--check"]);
