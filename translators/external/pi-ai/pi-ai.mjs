@@ -1,0 +1,261 @@
+// Adapter: @oh-my-pi/pi-ai 18.2.11, one translator per provider path on which the package sends
+// tools. Each makes the call a user of the package makes, `stream(model, {messages, tools}, {apiKey,
+// fetch})` with a model from the package's own catalog (`getBundledModel`), and reads the tool's
+// schema back from the request body the provider built, captured by the `fetch` it was given
+// (`StreamOptions.fetch`, which the package routes every provider request through). The stub
+// answers 422 (an error the providers neither retry nor dump to disk) and nothing reaches the
+// network: `globalThis.fetch` is replaced too, and a request that reaches it stops the adapter.
+// Tables: dispositions/pi-ai-*.yaml; what each path runs: README.md beside this file.
+//
+// Run under Bun (`run: [translators/external/pi-ai/node_modules/.bin/bun, <this file>, <name>]`):
+// the package ships TypeScript that uses Bun's APIs. The process first re-executes itself with a
+// fixed environment: HOME, TMPDIR and Bun's transpiler cache inside translators/external/pi-ai/.home
+// (the package writes its log, install id and audit file under HOME; nothing is written outside the
+// project), and none of the caller's PI_*/OMP_*/XDG_*/provider variables (PI_NO_STRICT, for one,
+// would switch strict mode off).
+
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Refusal, schemaNodes, serve } from "../node/sf-adapter.mjs";
+
+const here = new URL(".", import.meta.url);
+const SANDBOX_ENV = "SCHEMA_FIDELITY_PI_AI_SANDBOX";
+const TOOL = "probe";
+
+// The package's HTTP layer is `fetch`: a request that reaches the global one escaped the stub
+// the call was given. That is a fault of this adapter, not an answer: stop, so the harness
+// reports it on the case.
+function guardNetwork() {
+  globalThis.fetch = async (input) => {
+    console.error(`pi-ai adapter: a request reached globalThis.fetch (${String(input?.url ?? input)}); stopping`);
+    process.exit(3);
+  };
+}
+
+const isRecord = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+const cca = JSON.stringify({ token: "schema-fidelity", projectId: "schema-fidelity" });
+
+// One entry per translator: the catalog model, the options the call needs, where the tool's
+// schema is in the body, and the body's dialect.
+const PATHS = {
+  "pi-ai-google": {
+    model: ["google", "gemini-2.5-flash"],
+    read: (body) => declaration(body.tools)?.parametersJsonSchema,
+    dialect: "json-schema",
+  },
+  "pi-ai-antigravity": {
+    model: ["google-antigravity", "gemini-3-pro"],
+    apiKey: cca,
+    read: (body) => declaration(body.request?.tools)?.parameters,
+    dialect: "gemini-proto",
+  },
+  "pi-ai-cca-claude": {
+    model: ["google-antigravity", "claude-sonnet-4-5"],
+    apiKey: cca,
+    read: (body) => declaration(body.request?.tools)?.parameters,
+    dialect: "json-schema",
+  },
+  "pi-ai-openai-completions": {
+    model: ["github-copilot", "gpt-4.1"],
+    read: (body) => functionTool(body.tools)?.function,
+    strict: (sent) => sent.strict === true,
+    take: (sent) => sent.parameters,
+    dialect: "json-schema",
+  },
+  "pi-ai-openai-responses": {
+    model: ["openai", "gpt-5"],
+    read: (body) => body.tools?.find((t) => t.type === "function" && t.name === TOOL),
+    strict: (sent) => sent.strict === true,
+    take: (sent) => sent.parameters,
+    dialect: "json-schema",
+  },
+  "pi-ai-azure-responses": {
+    model: ["azure", "gpt-4.1"],
+    options: { azureBaseUrl: "https://schema-fidelity.openai.azure.com/openai/v1" },
+    read: (body) => body.tools?.find((t) => t.type === "function" && t.name === TOOL)?.parameters,
+    dialect: "json-schema",
+  },
+  "pi-ai-anthropic": {
+    model: ["anthropic", "claude-sonnet-4-5"],
+    read: (body) => body.tools?.find((t) => t.name === TOOL)?.input_schema,
+    dialect: "json-schema",
+  },
+  "pi-ai-moonshot": {
+    model: ["moonshot", "kimi-k2-0905-preview"],
+    read: (body) => functionTool(body.tools)?.function?.parameters,
+    dialect: "json-schema",
+  },
+  "pi-ai-ollama": {
+    model: ["ollama-cloud", "deepseek-v3.2"],
+    read: (body) => functionTool(body.tools)?.function?.parameters,
+    dialect: "json-schema",
+  },
+  "pi-ai-bedrock": {
+    model: ["amazon-bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"],
+    read: (body) => body.toolConfig?.tools?.find((t) => t.toolSpec?.name === TOOL)?.toolSpec?.inputSchema?.json,
+    dialect: "json-schema",
+  },
+};
+
+function declaration(tools) {
+  for (const group of tools ?? []) {
+    const found = group.functionDeclarations?.find((d) => d.name === TOOL);
+    if (found) return found;
+  }
+  return undefined;
+}
+const functionTool = (tools) => tools?.find((t) => t.type === "function" && t.function?.name === TOOL);
+
+function bodyText(body) {
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return new TextDecoder().decode(body);
+  throw new Error(`pi-ai adapter: a request body of an unexpected kind (${Object.prototype.toString.call(body)})`);
+}
+
+// The completions and Responses paths drop a tool whose emitted schema has an enum or const
+// its own `type` rejects (findStrictToolSchemaViolation), by design ("omitted from the request
+// ... Other tools are unaffected"), and log a warning naming the offending location: a refusal.
+// The location is a pointer into the emitted schema; it is cited in the source where the same
+// keyword stands there, else at the first source node carrying the keyword.
+function omission(schema, warnings) {
+  const warning = warnings.find((w) => w.includes(`"${TOOL}"`) && /omitted|quarantin/i.test(w));
+  if (warning === undefined) return undefined;
+  const at = /at (#[^\s,;)]*)/.exec(warning)?.[1];
+  if (at === undefined) return new Refusal("", "", warning);
+  const tokens = at.slice(1).split("/").slice(1);
+  const keyword = tokens.at(-1) ?? "";
+  const pointer = tokens.length > 0 ? `/${tokens.slice(0, -1).join("/")}`.replace(/^\/$/, "") : "";
+  for (const [node, where] of schemaNodes(schema)) {
+    if (where === pointer && keyword in node) return new Refusal(keyword, pointer, warning);
+  }
+  for (const [node, where] of schemaNodes(schema)) {
+    if (keyword in node) return new Refusal(keyword, where, warning);
+  }
+  return new Refusal(keyword, pointer, warning);
+}
+
+// Strict mode (adaptSchemaForStrict) lists every property in `required` and makes each optional
+// one nullable; validateToolArguments then deletes a `null` at a property the source leaves
+// optional (normalizeOptionalNullsForSchema) before the tool sees the arguments: a null-means-
+// absent codec at exactly the properties optional in the source. The sites are found by walking
+// the projection beside the source: a property wrapped as `anyOf: [X, {type: "null"}]` is
+// followed into X.
+function codecSites(projection, source, pointer, out) {
+  if (!isRecord(projection) || !isRecord(source)) return;
+  if (isRecord(projection.properties) && isRecord(source.properties)) {
+    const required = new Set(Array.isArray(source.required) ? source.required.map(String) : []);
+    for (const [key, value] of Object.entries(projection.properties)) {
+      if (!Object.hasOwn(source.properties, key)) continue;
+      const child = `${pointer}/properties/${escape(key)}`;
+      if (!required.has(key)) out.push({ object: pointer, property: key });
+      const original = source.properties[key];
+      const wrapped = isRecord(value) && Array.isArray(value.anyOf) && value.anyOf.length === 2 && isRecord(value.anyOf[1]) && value.anyOf[1].type === "null"
+        && !(isRecord(original) && Array.isArray(original.anyOf));
+      codecSites(wrapped ? value.anyOf[0] : value, original, wrapped ? `${child}/anyOf/0` : child, out);
+    }
+  }
+  for (const key of ["$defs"]) {
+    if (isRecord(projection[key]) && isRecord(source[key])) {
+      for (const [name, value] of Object.entries(projection[key])) codecSites(value, source[key][name], `${pointer}/${key}/${escape(name)}`, out);
+    }
+  }
+  for (const key of ["anyOf", "prefixItems"]) {
+    if (Array.isArray(projection[key]) && Array.isArray(source[key])) {
+      projection[key].forEach((value, i) => codecSites(value, source[key][i], `${pointer}/${key}/${i}`, out));
+    }
+  }
+  if (isRecord(projection.items)) codecSites(projection.items, source.items, `${pointer}/items`, out);
+}
+const escape = (token) => String(token).replaceAll("~", "~0").replaceAll("/", "~1");
+
+async function main() {
+  const name = process.argv[2];
+  const path = PATHS[name];
+  let piAi, catalog, utils, unavailable, version = "not installed";
+  try {
+    version = JSON.parse(readFileSync(new URL("node_modules/@oh-my-pi/pi-ai/package.json", here), "utf8")).version;
+    piAi = await import("@oh-my-pi/pi-ai");
+    catalog = await import("@oh-my-pi/pi-catalog");
+    utils = await import("@oh-my-pi/pi-utils");
+  } catch (error) {
+    unavailable = `cannot load @oh-my-pi/pi-ai (${error.code ?? error.message}): run npm ci --prefix translators/external/pi-ai`;
+  }
+  if (path === undefined) unavailable = `pi-ai adapter: no provider path named ${JSON.stringify(name)} (one of ${Object.keys(PATHS).join(", ")})`;
+
+  const warnings = [];
+  if (unavailable === undefined) {
+    // The package logs to a file under HOME by default; keep nothing, but hear the warnings
+    // (a dropped tool is announced only there).
+    utils.logger.setTransports({ console: false, file: false });
+    utils.logger.registerLogSink((event) => {
+      if (event.level === "warn" || event.level === "error") warnings.push(event.message);
+    });
+    guardNetwork();
+  }
+
+  async function translate(schema) {
+    const model = catalog.getBundledModel(...path.model);
+    let body;
+    const fetch = async (input, init) => {
+      body = init?.body ?? (input instanceof Request ? await input.text() : undefined);
+      return new Response(JSON.stringify({ error: { message: "schema-fidelity stub: the request is recorded, never sent" } }), {
+        status: 422,
+        headers: { "content-type": "application/json" },
+      });
+    };
+    warnings.length = 0;
+    const context = {
+      messages: [{ role: "user", content: "Call the probe tool.", timestamp: 0 }],
+      tools: [{ name: TOOL, description: "schema-fidelity probe", parameters: structuredClone(schema) }],
+    };
+    const result = await piAi.stream(model, context, { apiKey: path.apiKey ?? "schema-fidelity", fetch, ...path.options }).result();
+    if (body === undefined) {
+      // The package threw while building the request: its own error, on this schema.
+      throw new Error(result.errorMessage ?? `no request was built (stop reason ${result.stopReason})`);
+    }
+    const sent = path.read(JSON.parse(bodyText(body)));
+    if (sent === undefined) {
+      const refused = omission(schema, warnings);
+      if (refused) throw refused;
+      throw new Error(`the request was built without the tool, and no warning says why${warnings.length ? `: ${warnings.join(" | ")}` : ""}`);
+    }
+    const projected = path.take ? path.take(sent) : sent;
+    const projection = { schema: projected, dialect: path.dialect };
+    if (path.strict) {
+      projection.strict = path.strict(sent);
+      if (projection.strict) {
+        const sites = [];
+        codecSites(projected, schema, "", sites);
+        if (sites.length > 0) projection.codec = { kind: "null-means-absent", sites };
+      }
+    }
+    return projection;
+  }
+
+  await serve({
+    name: "pi-ai",
+    version,
+    translators: { [name]: translate },
+    packages: unavailable ? undefined : { "@oh-my-pi/pi-ai": version, bun: Bun.version },
+    unavailable,
+  });
+}
+
+// Re-execute in the sandbox (see the head of this file), or serve from inside it.
+if (process.env[SANDBOX_ENV] === undefined) {
+  const home = fileURLToPath(new URL(".home/", here));
+  for (const dir of ["", "tmp", "transpiler-cache"]) mkdirSync(`${home}${dir}`, { recursive: true });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    TMPDIR: `${home}tmp`,
+    BUN_RUNTIME_TRANSPILER_CACHE_PATH: `${home}transpiler-cache`,
+    NO_COLOR: "1",
+    [SANDBOX_ENV]: home,
+  };
+  const child = spawn(process.execPath, ["--no-install", fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit", env });
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  await main();
+}
