@@ -139,33 +139,78 @@ function omission(schema, warnings) {
 // one nullable; validateToolArguments then deletes a `null` at a property the source leaves
 // optional (normalizeOptionalNullsForSchema) before the tool sees the arguments: a null-means-
 // absent codec at exactly the properties optional in the source. The sites are found by walking
-// the projection beside the source: a property wrapped as `anyOf: [X, {type: "null"}]` is
-// followed into X.
-function codecSites(projection, source, pointer, out) {
+// the projection beside the source, following the rewrites strict mode makes: a property wrapped
+// as `anyOf: [X, {type: "null"}]` is followed into X; a `$ref` with siblings was replaced by its
+// target merged with them; a one-member `allOf` was merged into its node; a type list became an
+// `anyOf` whose members all stand for the one source node; the Responses sanitizer appended
+// `oneOf` members to `anyOf`. A property whose schema already admits null is not a site (CONTRACT.md
+// section 6: its null is a value), although validateToolArguments deletes that null too: the
+// source accepts the property both ways.
+function admitsNull(schema, root, seen = new Set()) {
+  if (!isRecord(schema)) return schema === true;
+  if (typeof schema.$ref === "string") {
+    // A reference this walk cannot follow (another document) might admit null: not a site.
+    const target = resolvePointer(root, schema.$ref);
+    if (target === undefined || seen.has(schema.$ref)) return target === undefined;
+    seen.add(schema.$ref);
+    if (admitsNull(target, root, seen)) return true;
+  }
+  if (schema.type === "null" || (Array.isArray(schema.type) && schema.type.includes("null"))) return true;
+  if (schema.nullable === true || schema.const === null) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  for (const key of ["anyOf", "oneOf"]) {
+    if (Array.isArray(schema[key]) && schema[key].some((member) => admitsNull(member, root, seen))) return true;
+  }
+  return Object.keys(schema).every((key) => ["description", "title", "default", "examples", "$comment", "$ref"].includes(key)) && schema.$ref === undefined;
+}
+
+function codecSites(projection, source, pointer, out, root = source) {
   if (!isRecord(projection) || !isRecord(source)) return;
+  if (typeof source.$ref === "string" && projection.$ref === undefined) {
+    const target = resolvePointer(root, source.$ref);
+    const { $ref: _, ...siblings } = source;
+    if (isRecord(target)) source = { ...target, ...siblings };
+  }
+  if (Array.isArray(source.allOf) && source.allOf.length === 1 && isRecord(source.allOf[0]) && projection.allOf === undefined) {
+    const { allOf: _, ...rest } = source;
+    source = { ...rest, ...source.allOf[0] };
+  }
   if (isRecord(projection.properties) && isRecord(source.properties)) {
     const required = new Set(Array.isArray(source.required) ? source.required.map(String) : []);
     for (const [key, value] of Object.entries(projection.properties)) {
       if (!Object.hasOwn(source.properties, key)) continue;
       const child = `${pointer}/properties/${escape(key)}`;
-      if (!required.has(key)) out.push({ object: pointer, property: key });
+      if (!required.has(key) && !admitsNull(source.properties[key], root)) out.push({ object: pointer, property: key });
       const original = source.properties[key];
-      const wrapped = isRecord(value) && Array.isArray(value.anyOf) && value.anyOf.length === 2 && isRecord(value.anyOf[1]) && value.anyOf[1].type === "null"
-        && !(isRecord(original) && Array.isArray(original.anyOf));
-      codecSites(wrapped ? value.anyOf[0] : value, original, wrapped ? `${child}/anyOf/0` : child, out);
+      const wrapped = !required.has(key) && isRecord(value) && Array.isArray(value.anyOf) && value.anyOf.length === 2 && isRecord(value.anyOf[1]) && value.anyOf[1].type === "null"
+        && !(isRecord(original) && (Array.isArray(original.anyOf) || Array.isArray(original.oneOf) || Array.isArray(original.type)));
+      codecSites(wrapped ? value.anyOf[0] : value, original, wrapped ? `${child}/anyOf/0` : child, out, root);
     }
   }
-  for (const key of ["$defs"]) {
-    if (isRecord(projection[key]) && isRecord(source[key])) {
-      for (const [name, value] of Object.entries(projection[key])) codecSites(value, source[key][name], `${pointer}/${key}/${escape(name)}`, out);
-    }
+  if (isRecord(projection.$defs) && isRecord(source.$defs)) {
+    for (const [name, value] of Object.entries(projection.$defs)) codecSites(value, source.$defs[name], `${pointer}/$defs/${escape(name)}`, out, root);
   }
-  for (const key of ["anyOf", "prefixItems"]) {
+  if (Array.isArray(projection.anyOf)) {
+    const members = [...(Array.isArray(source.anyOf) ? source.anyOf : []), ...(Array.isArray(source.oneOf) && !Array.isArray(projection.oneOf) ? source.oneOf : [])];
+    projection.anyOf.forEach((value, i) => codecSites(value, members.length > 0 ? members[i] : source, `${pointer}/anyOf/${i}`, out, root));
+  }
+  for (const key of ["oneOf", "allOf", "prefixItems"]) {
     if (Array.isArray(projection[key]) && Array.isArray(source[key])) {
-      projection[key].forEach((value, i) => codecSites(value, source[key][i], `${pointer}/${key}/${i}`, out));
+      projection[key].forEach((value, i) => codecSites(value, source[key][i], `${pointer}/${key}/${i}`, out, root));
     }
   }
-  if (isRecord(projection.items)) codecSites(projection.items, source.items, `${pointer}/items`, out);
+  if (isRecord(projection.items)) codecSites(projection.items, source.items, `${pointer}/items`, out, root);
+}
+
+function resolvePointer(root, reference) {
+  if (!reference.startsWith("#/")) return undefined;
+  let node = root;
+  for (const raw of reference.slice(2).split("/")) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
 }
 const escape = (token) => String(token).replaceAll("~", "~0").replaceAll("/", "~1");
 
