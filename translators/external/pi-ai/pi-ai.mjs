@@ -1,9 +1,12 @@
 // Adapter: @oh-my-pi/pi-ai 18.2.11, one translator per provider path on which the package sends
-// tools. Each makes the call a user of the package makes, `stream(model, {messages, tools}, {apiKey,
-// fetch})` with a model from the package's own catalog (`getBundledModel`), and reads the tool's
-// schema back from the request body the provider built, captured by the `fetch` it was given
-// (`StreamOptions.fetch`, which the package routes every provider request through). The stub
-// answers 422 (an error the providers neither retry nor dump to disk) and nothing reaches the
+// tools. Each answers through the conversion its provider runs on a tool (the table's
+// `entry.path`: the package's exported schema functions, or the provider's own exported
+// `convertTools`), and, asked `via: entry`, through the call a user of the package makes,
+// `stream(model, {messages, tools}, {apiKey, fetch})` with a model from the package's own catalog
+// (`getBundledModel`), reading the tool's schema back from the request body the provider built,
+// captured by the `fetch` it was given (`StreamOptions.fetch`, which the package routes every
+// provider request through). The stub answers 422 (an error the providers neither retry nor dump
+// to disk; sf-adapter's `Wire` answers 400, which pi-ai writes to a file) and nothing reaches the
 // network: `globalThis.fetch` is replaced too, and a request that reaches it stops the adapter.
 // Tables: dispositions/pi-ai-*.yaml; what each path runs: README.md beside this file.
 //
@@ -40,23 +43,29 @@ const cca = JSON.stringify({ token: "schema-fidelity", projectId: "schema-fideli
 // schema is in the body, and the body's dialect.
 const PATHS = {
   "pi-ai-google": {
+    convert: async (ai, tool, model) => ({ schema: declaration((await provider("google-shared")).convertTools([tool], model)).parametersJsonSchema }),
     model: ["google", "gemini-2.5-flash"],
     read: (body) => declaration(body.tools)?.parametersJsonSchema,
     dialect: "json-schema",
   },
   "pi-ai-antigravity": {
+    // normalizeAntigravityTools (not exported) moves a `parametersJsonSchema` to `parameters`
+    // through normalizeSchemaForCCA: that one line is repeated here.
+    convert: async (ai, tool, model) => ({ schema: ai.normalizeSchemaForCCA(declaration((await provider("google-shared")).convertTools([tool], model)).parametersJsonSchema) }),
     model: ["google-antigravity", "gemini-3-pro"],
     apiKey: cca,
     read: (body) => declaration(body.request?.tools)?.parameters,
     dialect: "gemini-proto",
   },
   "pi-ai-cca-claude": {
+    convert: async (ai, tool, model) => ({ schema: declaration((await provider("google-shared")).convertTools([tool], model)).parameters }),
     model: ["google-antigravity", "claude-sonnet-4-5"],
     apiKey: cca,
     read: (body) => declaration(body.request?.tools)?.parameters,
     dialect: "json-schema",
   },
   "pi-ai-openai-completions": {
+    convert: async (ai, tool, model) => completionsTool(ai, tool, model),
     model: ["github-copilot", "gpt-4.1"],
     read: (body) => functionTool(body.tools)?.function,
     strict: (sent) => sent.strict === true,
@@ -64,6 +73,14 @@ const PATHS = {
     dialect: "json-schema",
   },
   "pi-ai-openai-responses": {
+    convert: async (ai, tool, model) => {
+      let quarantined;
+      const [sent] = (await provider("openai-responses")).convertTools([tool], model.compat.supportsStrictMode !== false, model, (_name, at) => {
+        quarantined = at;
+      });
+      if (quarantined !== undefined) return { omitted: quarantined };
+      return { schema: sent.parameters, strict: sent.strict === true };
+    },
     model: ["openai", "gpt-5"],
     read: (body) => body.tools?.find((t) => t.type === "function" && t.name === TOOL),
     strict: (sent) => sent.strict === true,
@@ -71,27 +88,44 @@ const PATHS = {
     dialect: "json-schema",
   },
   "pi-ai-azure-responses": {
+    convert: async (ai, tool) => ({ schema: ai.sanitizeSchemaForOpenAIResponses(ai.toolWireSchema(tool)) }),
     model: ["azure", "gpt-4.1"],
     options: { azureBaseUrl: "https://schema-fidelity.openai.azure.com/openai/v1" },
     read: (body) => body.tools?.find((t) => t.type === "function" && t.name === TOOL)?.parameters,
     dialect: "json-schema",
   },
   "pi-ai-anthropic": {
+    // buildAnthropicBaseToolInputSchema (not exported) spreads the wire schema into an object
+    // root before normalizeAnthropicToolSchema: those lines are repeated here.
+    convert: async (ai, tool) => {
+      const wire = ai.toolWireSchema(tool);
+      return {
+        schema: (await provider("anthropic")).normalizeAnthropicToolSchema({
+          ...wire,
+          type: "object",
+          properties: isRecord(wire.properties) ? wire.properties : {},
+          required: Array.isArray(wire.required) ? wire.required.filter((name) => typeof name === "string") : [],
+        }),
+      };
+    },
     model: ["anthropic", "claude-sonnet-4-5"],
     read: (body) => body.tools?.find((t) => t.name === TOOL)?.input_schema,
     dialect: "json-schema",
   },
   "pi-ai-moonshot": {
+    convert: async (ai, tool, model) => completionsTool(ai, tool, model),
     model: ["moonshot", "kimi-k2-0905-preview"],
     read: (body) => functionTool(body.tools)?.function?.parameters,
     dialect: "json-schema",
   },
   "pi-ai-ollama": {
+    convert: async (ai, tool) => ({ schema: ai.sanitizeSchemaForOllama(ai.toolWireSchema(tool)) }),
     model: ["ollama-cloud", "deepseek-v3.2"],
     read: (body) => functionTool(body.tools)?.function?.parameters,
     dialect: "json-schema",
   },
   "pi-ai-bedrock": {
+    convert: async (ai, tool) => ({ schema: ai.toolWireSchema(tool) }),
     model: ["amazon-bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"],
     read: (body) => body.toolConfig?.tools?.find((t) => t.toolSpec?.name === TOOL)?.toolSpec?.inputSchema?.json,
     dialect: "json-schema",
@@ -106,6 +140,30 @@ function declaration(tools) {
   return undefined;
 }
 const functionTool = (tools) => tools?.find((t) => t.type === "function" && t.function?.name === TOOL);
+
+const providers = new Map();
+async function provider(name) {
+  if (!providers.has(name)) providers.set(name, await import(`@oh-my-pi/pi-ai/providers/${name}`));
+  return providers.get(name);
+}
+
+// openai-completions' convertTools is not exported; its steps for one tool, with the provider's
+// own functions: strict when the model supports it (PI_NO_STRICT is unset in the sandbox), the
+// wire schema as it is when strict enforcement fails open, then the Moonshot or grammar flavour,
+// then the enum/const check that leaves the tool out of the request.
+function completionsTool(ai, tool, model) {
+  const compat = model.compat;
+  const base = compat.rejectRootObjectUnion ? ai.flattenExclusiveRequiredRootUnion(ai.toolWireSchema(tool)) : ai.toolWireSchema(tool);
+  const adapted = ai.adaptSchemaForStrict(base, compat.supportsStrictMode !== false && tool.strict !== false);
+  const includeStrict = compat.toolStrictMode !== "none" && adapted.strict;
+  const wire = includeStrict ? adapted.schema : base;
+  const emitted = compat.toolSchemaFlavor === "moonshot-mfjs"
+    ? ai.normalizeSchemaForMoonshot(wire)
+    : compat.toolSchemaFlavor === "grammar" ? ai.sanitizeSchemaForGrammar(wire) : wire;
+  const violation = ai.findStrictToolSchemaViolation(emitted, "#", { rejectRootObjectUnion: compat.rejectRootObjectUnion });
+  if (violation) return { omitted: violation };
+  return { schema: emitted, strict: includeStrict };
+}
 
 function bodyText(body) {
   if (typeof body === "string") return body;
@@ -123,6 +181,11 @@ function omission(schema, warnings) {
   if (warning === undefined) return undefined;
   const at = /at (#[^\s,;)]*)/.exec(warning)?.[1];
   if (at === undefined) return new Refusal("", "", warning);
+  return refusalAt(schema, at, warning);
+}
+
+function refusalAt(schema, at, message) {
+  const warning = message;
   const tokens = at.slice(1).split("/").slice(1);
   const keyword = tokens.at(-1) ?? "";
   const pointer = tokens.length > 0 ? `/${tokens.slice(0, -1).join("/")}`.replace(/^\/$/, "") : "";
@@ -239,7 +302,41 @@ async function main() {
     guardNetwork();
   }
 
+  const probe = (schema) => ({ name: TOOL, description: "schema-fidelity probe", parameters: structuredClone(schema) });
+
+  // The projection both ways report: the schema sent, its dialect, the strict flag on the paths
+  // that have one, and (when strict) the null-means-absent sites.
+  function projection(schema, projected, strict) {
+    const out = { schema: projected, dialect: path.dialect };
+    if (path.strict) {
+      out.strict = strict;
+      if (strict) {
+        const sites = [];
+        codecSites(projected, schema, "", sites);
+        if (sites.length > 0) out.codec = { kind: "null-means-absent", sites };
+      }
+    }
+    return out;
+  }
+
+  // The conversion (entry.path). A throw is the package's own, reported as users see it: the
+  // stream ends with the error's message (its class name is not part of what they get).
   async function translate(schema) {
+    const model = catalog.getBundledModel(...path.model);
+    let converted;
+    try {
+      converted = await path.convert(piAi, probe(schema), model);
+    } catch (error) {
+      throw new Error(error?.message ?? String(error));
+    }
+    if (converted.omitted !== undefined) {
+      throw refusalAt(schema, converted.omitted, `Tool "${TOOL}" omitted from the request: its parameter schema is invalid for this provider at ${converted.omitted}`);
+    }
+    return projection(schema, converted.schema, converted.strict === true);
+  }
+
+  // The public call (entry.call), through the provider's request.
+  async function entry(schema) {
     const model = catalog.getBundledModel(...path.model);
     let body;
     const fetch = async (input, init) => {
@@ -250,10 +347,7 @@ async function main() {
       });
     };
     warnings.length = 0;
-    const context = {
-      messages: [{ role: "user", content: "Call the probe tool.", timestamp: 0 }],
-      tools: [{ name: TOOL, description: "schema-fidelity probe", parameters: structuredClone(schema) }],
-    };
+    const context = { messages: [{ role: "user", content: "Call the probe tool.", timestamp: 0 }], tools: [probe(schema)] };
     const result = await piAi.stream(model, context, { apiKey: path.apiKey ?? "schema-fidelity", fetch, ...path.options }).result();
     if (body === undefined) {
       // The package threw while building the request: its own error, on this schema.
@@ -265,23 +359,14 @@ async function main() {
       if (refused) throw refused;
       throw new Error(`the request was built without the tool, and no warning says why${warnings.length ? `: ${warnings.join(" | ")}` : ""}`);
     }
-    const projected = path.take ? path.take(sent) : sent;
-    const projection = { schema: projected, dialect: path.dialect };
-    if (path.strict) {
-      projection.strict = path.strict(sent);
-      if (projection.strict) {
-        const sites = [];
-        codecSites(projected, schema, "", sites);
-        if (sites.length > 0) projection.codec = { kind: "null-means-absent", sites };
-      }
-    }
-    return projection;
+    return projection(schema, path.take ? path.take(sent) : sent, path.strict ? path.strict(sent) : false);
   }
 
   await serve({
     name: "pi-ai",
     version,
     translators: { [name]: translate },
+    entries: { [name]: entry },
     packages: unavailable ? undefined : { "@oh-my-pi/pi-ai": version, bun: Bun.version },
     unavailable,
   });
