@@ -368,6 +368,9 @@ pub struct Table {
     /// For an external translator: the public call its users make to send a tool, the code path
     /// that call runs on the schema, and where the projection is read from the request it builds.
     pub entry: Option<EntryPoint>,
+    /// For a built-in translator: the real (external) translator it is the reference for
+    /// (`models:`). The reports show the two side by side, row by row.
+    pub models: Option<String>,
     /// A second surface the translator sends some schemas to, in another dialect
     /// (`alternate_target:`; @ai-sdk/google sends a recursive schema as `parametersJsonSchema`
     /// instead of the proto `parameters`): a projection in its dialect is held to its rules.
@@ -525,6 +528,8 @@ struct TableFile {
     package: Option<String>,
     #[serde(default)]
     entry: Option<EntryPoint>,
+    #[serde(default)]
+    models: Option<String>,
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
@@ -738,6 +743,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         errors.push(err(top_level_line(text, "run"), "an external translator (`run:`) names its `package:` and pinned version, e.g. `package: \"@mastra/schema-compat 1.3.11 (npm)\"`".to_owned()));
     }
     errors.extend(entry_errors(text, file.run.is_some(), file.entry.as_ref()).into_iter().map(|(line, message)| err(line, message)));
+    errors.extend(models_errors(text, file.run.is_some(), file.models.as_deref(), dispositions_dir).into_iter().map(|(line, message)| err(line, message)));
 
     let mut keywords = BTreeMap::new();
     for (name, row) in &file.keywords {
@@ -979,6 +985,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         install: file.install,
         package: file.package,
         entry: file.entry,
+        models: file.models,
         alternate_target,
         keywords,
         extensions,
@@ -1145,6 +1152,53 @@ fn entry_errors(text: &str, external: bool, entry: Option<&EntryPoint>) -> Vec<(
         .filter(|(_, value)| is_placeholder(value))
         .map(|(key, _)| (line, format!("`entry.{key}:` is a placeholder: say {}", entry_field_meaning(key))))
         .collect()
+}
+
+/// What is wrong with a table's `models:`: a built-in translator names the real translator it is
+/// the reference for, an external table (`run:`) in `dispositions/`; an external translator is a
+/// real one and names none.
+fn models_errors(text: &str, external: bool, models: Option<&str>, dispositions_dir: &Path) -> Vec<(Option<u64>, String)> {
+    let line = top_level_line(text, "models");
+    let Some(name) = models else {
+        return if external {
+            Vec::new()
+        } else {
+            vec![(
+                top_level_line(text, "translator"),
+                "a built-in translator names the real translator it models (`models: <an external translator>`), which the reports show beside it".to_owned(),
+            )]
+        };
+    };
+    if external {
+        return vec![(line, "`models:` is for a built-in translator, the reference for a real one; an external translator (`run:`) is a real one".to_owned())];
+    }
+    if is_placeholder(name) {
+        return vec![(line, "`models:` is a placeholder: name the external translator this built-in one is the reference for".to_owned())];
+    }
+    let external_tables = external_table_names(dispositions_dir);
+    if external_tables.iter().any(|t| t == name) {
+        return Vec::new();
+    }
+    let mut message = format!("`models: {name}` names no external translator (a table in {} with `run:`)", dispositions_dir.display());
+    if let Some(near) = nearest(name, external_tables.iter().map(String::as_str)) {
+        message.push_str(&format!(" (did you mean `{near}`?)"));
+    }
+    vec![(line, message)]
+}
+
+/// The stems of the tables in `dir` that declare `run:` at the top level (external translators),
+/// sorted; read as text, since a table that does not parse is linted on its own.
+fn external_table_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|text| text.lines().any(|l| l.starts_with("run:"))))
+        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+        .collect();
+    names.sort();
+    names
 }
 
 fn entry_field_meaning(key: &str) -> &'static str {

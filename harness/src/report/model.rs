@@ -113,6 +113,8 @@ pub struct TranslatorReport {
     pub package: Option<String>,
     /// For an external translator: where its users send a tool (the table's `entry:`).
     pub entry: Option<EntryReport>,
+    /// For a built-in translator: the real translator it is the reference for (`models:`).
+    pub models: Option<String>,
 }
 
 /// The table's `entry:`, as `report.json` gives it.
@@ -443,6 +445,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             adapter: None,
             package: None,
             entry: None,
+            models: None,
         };
     };
     let rows = ordered_rows(table)
@@ -501,6 +504,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         adapter: table.run.as_ref().map(|r| r.join(" ")),
         package: table.package.clone(),
         entry: table.entry.as_ref().map(|e| EntryReport { call: e.call.clone(), path: e.path.clone(), reads: e.reads.clone() }),
+        models: table.models.clone(),
     }
 }
 
