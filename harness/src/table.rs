@@ -371,6 +371,10 @@ pub struct Table {
     /// For a built-in translator: the real (external) translator it is the reference for
     /// (`models:`). The reports show the two side by side, row by row.
     pub models: Option<String>,
+    /// For a built-in translator: the rows where it gives up what the real translator it models
+    /// keeps, reviewed and found right, each with why (`models_reviewed:`, keyed like a citation
+    /// without the translator: `$ref:uri`, `true`). Any other such row says the reference is wrong.
+    pub models_reviewed: BTreeMap<String, String>,
     /// A second surface the translator sends some schemas to, in another dialect
     /// (`alternate_target:`; @ai-sdk/google sends a recursive schema as `parametersJsonSchema`
     /// instead of the proto `parameters`): a projection in its dialect is held to its rules.
@@ -530,6 +534,8 @@ struct TableFile {
     entry: Option<EntryPoint>,
     #[serde(default)]
     models: Option<String>,
+    #[serde(default)]
+    models_reviewed: BTreeMap<String, String>,
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
@@ -967,6 +973,26 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         }
     }
 
+    // A review names a row of this table, and only a reference (`models:`) has one to review.
+    let reviewed_line = top_level_line(text, "models_reviewed");
+    if !file.models_reviewed.is_empty() && file.models.is_none() {
+        errors.push(err(reviewed_line, "`models_reviewed:` reviews the differences from the real translator a built-in one models: it needs `models:`".to_owned()));
+    }
+    for (citation, why) in &file.models_reviewed {
+        let (key, refinement) = citation.split_once(':').map_or((citation.as_str(), None), |(k, r)| (k, Some(r)));
+        let known = keywords.get(key).is_some_and(|e: &Entry| match refinement {
+            None => e.base.is_some(),
+            Some("at_root") => e.at_root.is_some(),
+            Some(form) => e.forms.keys().any(|f| f.name() == form),
+        }) || (refinement.is_none() && extensions.iter().any(|(name, _)| name == key));
+        if !known {
+            errors.push(err(reviewed_line, format!("`models_reviewed: {citation}` names no row of this table (`key` or `key:refinement`, as `explain` cites it)")));
+        }
+        if is_placeholder(why) {
+            errors.push(err(reviewed_line, format!("`models_reviewed: {citation}` is a placeholder: say why the reference is right there")));
+        }
+    }
+
     errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
     let table = Table {
         translator: file.translator,
@@ -986,6 +1012,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         package: file.package,
         entry: file.entry,
         models: file.models,
+        models_reviewed: file.models_reviewed,
         alternate_target,
         keywords,
         extensions,

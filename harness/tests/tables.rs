@@ -355,6 +355,17 @@ fn every_built_in_table_names_the_real_translator_it_models_and_the_lint_require
 }
 
 #[test]
+fn a_reviewed_difference_names_a_row_of_the_reference() {
+    let text = std::fs::read_to_string(project().dispositions_dir().join("anthropic.yaml")).expect("anthropic table");
+    assert!(lint(&text, "anthropic").is_empty(), "{:?}", lint(&text, "anthropic"));
+    let wrong = text.replacen("  \"$ref:uri\":", "  \"$ref:schema\":", 1);
+    assert_ne!(wrong, text);
+    assert!(lint(&wrong, "anthropic").iter().any(|e| e.message.contains("`models_reviewed: $ref:schema` names no row")), "{:?}", lint(&wrong, "anthropic"));
+    let unmodelled: String = text.lines().filter(|l| !l.starts_with("models:")).map(|l| format!("{l}\n")).collect();
+    assert!(lint(&unmodelled, "anthropic").iter().any(|e| e.message.contains("it needs `models:`")));
+}
+
+#[test]
 fn an_external_table_models_nothing() {
     let (name, _, text) = external_tables().into_iter().next().expect("an external table");
     let with = text.replacen("keywords:\n", "models: pi-ai-google\nkeywords:\n", 1);

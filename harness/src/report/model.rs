@@ -115,6 +115,11 @@ pub struct TranslatorReport {
     pub entry: Option<EntryReport>,
     /// For a built-in translator: the real translator it is the reference for (`models:`).
     pub models: Option<String>,
+    /// For a built-in translator: its reviewed differences from that real translator
+    /// (`models_reviewed:`), row citation to why the reference is right. Not part of
+    /// `report.json`: the pages show it.
+    #[serde(skip)]
+    pub models_reviewed: std::collections::BTreeMap<String, String>,
 }
 
 /// The table's `entry:`, as `report.json` gives it.
@@ -446,6 +451,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             package: None,
             entry: None,
             models: None,
+            models_reviewed: std::collections::BTreeMap::new(),
         };
     };
     let rows = ordered_rows(table)
@@ -505,6 +511,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         package: table.package.clone(),
         entry: table.entry.as_ref().map(|e| EntryReport { call: e.call.clone(), path: e.path.clone(), reads: e.reads.clone() }),
         models: table.models.clone(),
+        models_reviewed: table.models_reviewed.clone(),
     }
 }
 

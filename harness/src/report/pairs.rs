@@ -27,6 +27,9 @@ pub enum Verdict {
     /// The reference gives up what the real one keeps exactly, at no cost to its target: the
     /// reference is wrong, unless the two aim at different targets (then `targets_differ`).
     ReferenceWeaker { targets_differ: bool },
+    /// Such a row, reviewed: the reference is right, for the reason its table gives
+    /// (`models_reviewed:`).
+    ReferenceUpheld { why: String },
 }
 
 impl Verdict {
@@ -39,6 +42,7 @@ impl Verdict {
             Self::BothApproximate => "both give it up, differently".to_owned(),
             Self::ReferenceWeaker { targets_differ: false } => format!("`{reference}` gives up what `{real}` keeps at no cost to the target: the reference is wrong"),
             Self::ReferenceWeaker { targets_differ: true } => format!("`{reference}` gives up what `{real}` keeps, for another target"),
+            Self::ReferenceUpheld { why } => format!("`{reference}` gives up what `{real}` keeps, and is right to: {why}"),
         }
     }
 }
@@ -98,7 +102,13 @@ pub fn differences<'a>(reference: &'a TranslatorReport, real: &'a TranslatorRepo
             if a.label() == b.label() && !marked {
                 return None;
             }
-            let verdict = verdict(a, b, &key, real, targets_differ);
+            let mut verdict = verdict(a, b, &key, real, targets_differ);
+            if matches!(verdict, Verdict::ReferenceWeaker { .. }) {
+                let citation = refinement.as_ref().map_or_else(|| key.clone(), |r| format!("{key}:{r}"));
+                if let Some(why) = reference.models_reviewed.get(&citation) {
+                    verdict = Verdict::ReferenceUpheld { why: why.clone() };
+                }
+            }
             Some(Difference { key, refinement, reference: a, real: b, verdict })
         })
         .collect()
@@ -121,8 +131,12 @@ fn has_marks(row: &RowReport) -> bool {
 }
 
 fn verdict(reference: &RowReport, real: &RowReport, key: &str, real_table: &TranslatorReport, targets_differ: bool) -> Verdict {
-    let mut issues: Vec<String> = real.known_violation.iter().chain(&real.other_known_violations).map(|k| first_reference(&k.issue)).collect();
-    if issues.is_empty() && real.refinement.is_none() {
+    // A `false` or `true` form is governed by the boolean subschema's row too (CONTRACT.md section
+    // 2): an inversion is marked there.
+    let boolean = real.refinement.as_deref().filter(|r| matches!(*r, "true" | "false")).and_then(|r| real_table.rows.iter().find(|row| row.key == r && row.refinement.is_none()));
+    let mut issues: Vec<String> =
+        real.known_violation.iter().chain(&real.other_known_violations).chain(boolean.into_iter().flat_map(|b| b.known_violation.iter().chain(&b.other_known_violations))).map(|k| first_reference(&k.issue)).collect();
+    if issues.is_empty() {
         issues = real_table.target_violations.iter().filter(|v| v.rule == "grammar" && v.keywords.iter().any(|k| k == key)).map(|v| first_reference(&v.issue)).collect();
     }
     if !issues.is_empty() {
@@ -226,7 +240,7 @@ pub fn summary_markdown(report: &Report) -> String {
     if pairs.is_empty() {
         return String::new();
     }
-    let mut s = "\n## References beside the real translators they model\n\nEach built-in translator names the real translator it is the reference for (`models:`); its page lists the rows where the two differ.\n\n| reference | real translator | differing rows | the real one breaks the contract | gives up what the reference keeps | both give it up | the reference gives up more |\n|---|---|--:|--:|--:|--:|--:|\n".to_owned();
+    let mut s = "\n## References beside the real translators they model\n\nEach built-in translator names the real translator it is the reference for (`models:`); its page lists the rows where the two differ.\n\n| reference | real translator | differing rows | the real one breaks the contract | gives up what the reference keeps | both give it up | the reference gives up more (reviewed or wrong) |\n|---|---|--:|--:|--:|--:|--:|\n".to_owned();
     for p in &pairs {
         let count = |f: &dyn Fn(&Verdict) -> bool| p.differences.iter().filter(|d| f(&d.verdict)).count();
         s.push_str(&format!(
@@ -239,7 +253,7 @@ pub fn summary_markdown(report: &Report) -> String {
             count(&|v| matches!(v, Verdict::RealBreaks { .. })),
             count(&|v| matches!(v, Verdict::RealLoses)),
             count(&|v| matches!(v, Verdict::BothApproximate)),
-            count(&|v| matches!(v, Verdict::ReferenceWeaker { .. })),
+            count(&|v| matches!(v, Verdict::ReferenceWeaker { .. } | Verdict::ReferenceUpheld { .. })),
         ));
     }
     s
@@ -294,6 +308,7 @@ mod tests {
             package: None,
             entry: None,
             models: None,
+            models_reviewed: std::collections::BTreeMap::new(),
         }
     }
 
@@ -331,6 +346,15 @@ mod tests {
                 ("format".to_owned(), Verdict::BothApproximate),
             ]
         );
+    }
+
+    #[test]
+    fn a_reviewed_difference_upholds_the_reference() {
+        let mut reference = table("ref", "t", vec![row("not", "refused", None, None)]);
+        let real = table("real", "t", vec![row("not", "preserved", None, None)]);
+        assert_eq!(differences(&reference, &real)[0].verdict, Verdict::ReferenceWeaker { targets_differ: false });
+        reference.models_reviewed.insert("not".to_owned(), "the provider rejects it".to_owned());
+        assert_eq!(differences(&reference, &real)[0].verdict, Verdict::ReferenceUpheld { why: "the provider rejects it".to_owned() });
     }
 
     #[test]
