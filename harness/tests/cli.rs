@@ -365,11 +365,9 @@ fn report_keeps_files_it_did_not_write_removes_its_own_stale_pages_and_refuses_a
     assert!(elsewhere.join("NOTES.md").exists());
 }
 
-/// The identity table renamed to `name`, with `extra` appended (a `grammar:`, a `run:`); an
-/// external one (`run:`) names an entry, as the lint asks of it.
+/// The identity table renamed to `name`, with `extra` appended (a `grammar:`, a `run:`).
 fn identity_as(s: &Scratch, name: &str, extra: &str) -> String {
-    let entry = if extra.contains("run:") { "entry:\n  call: \"adapter(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n" } else { "" };
-    let text = std::fs::read_to_string(s.0.join("dispositions/identity.yaml")).expect("table").replacen("translator: identity", &format!("translator: {name}"), 1) + extra + entry;
+    let text = std::fs::read_to_string(s.0.join("dispositions/identity.yaml")).expect("table").replacen("translator: identity", &format!("translator: {name}"), 1) + extra;
     s.write(&format!("dispositions/{name}.yaml"), &text);
     text
 }
