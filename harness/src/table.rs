@@ -368,6 +368,13 @@ pub struct Table {
     /// For an external translator: the public call its users make to send a tool, the code path
     /// that call runs on the schema, and where the projection is read from the request it builds.
     pub entry: Option<EntryPoint>,
+    /// For a built-in translator: the real (external) translator it is the reference for
+    /// (`models:`). The reports show the two side by side, row by row.
+    pub models: Option<String>,
+    /// For a built-in translator: the rows where it gives up what the real translator it models
+    /// keeps, reviewed and found right, each with why (`models_reviewed:`, keyed like a citation
+    /// without the translator: `$ref:uri`, `true`). Any other such row says the reference is wrong.
+    pub models_reviewed: BTreeMap<String, String>,
     /// A second surface the translator sends some schemas to, in another dialect
     /// (`alternate_target:`; @ai-sdk/google sends a recursive schema as `parametersJsonSchema`
     /// instead of the proto `parameters`): a projection in its dialect is held to its rules.
@@ -525,6 +532,10 @@ struct TableFile {
     package: Option<String>,
     #[serde(default)]
     entry: Option<EntryPoint>,
+    #[serde(default)]
+    models: Option<String>,
+    #[serde(default)]
+    models_reviewed: BTreeMap<String, String>,
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
@@ -738,6 +749,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         errors.push(err(top_level_line(text, "run"), "an external translator (`run:`) names its `package:` and pinned version, e.g. `package: \"@mastra/schema-compat 1.3.11 (npm)\"`".to_owned()));
     }
     errors.extend(entry_errors(text, file.run.is_some(), file.entry.as_ref()).into_iter().map(|(line, message)| err(line, message)));
+    errors.extend(models_errors(text, file.run.is_some(), file.models.as_deref(), dispositions_dir).into_iter().map(|(line, message)| err(line, message)));
 
     let mut keywords = BTreeMap::new();
     for (name, row) in &file.keywords {
@@ -961,6 +973,26 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         }
     }
 
+    // A review names a row of this table, and only a reference (`models:`) has one to review.
+    let reviewed_line = top_level_line(text, "models_reviewed");
+    if !file.models_reviewed.is_empty() && file.models.is_none() {
+        errors.push(err(reviewed_line, "`models_reviewed:` reviews the differences from the real translator a built-in one models: it needs `models:`".to_owned()));
+    }
+    for (citation, why) in &file.models_reviewed {
+        let (key, refinement) = citation.split_once(':').map_or((citation.as_str(), None), |(k, r)| (k, Some(r)));
+        let known = keywords.get(key).is_some_and(|e: &Entry| match refinement {
+            None => e.base.is_some(),
+            Some("at_root") => e.at_root.is_some(),
+            Some(form) => e.forms.keys().any(|f| f.name() == form),
+        }) || (refinement.is_none() && extensions.iter().any(|(name, _)| name == key));
+        if !known {
+            errors.push(err(reviewed_line, format!("`models_reviewed: {citation}` names no row of this table (`key` or `key:refinement`, as `explain` cites it)")));
+        }
+        if is_placeholder(why) {
+            errors.push(err(reviewed_line, format!("`models_reviewed: {citation}` is a placeholder: say why the reference is right there")));
+        }
+    }
+
     errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
     let table = Table {
         translator: file.translator,
@@ -979,6 +1011,8 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         install: file.install,
         package: file.package,
         entry: file.entry,
+        models: file.models,
+        models_reviewed: file.models_reviewed,
         alternate_target,
         keywords,
         extensions,
@@ -1145,6 +1179,45 @@ fn entry_errors(text: &str, external: bool, entry: Option<&EntryPoint>) -> Vec<(
         .filter(|(_, value)| is_placeholder(value))
         .map(|(key, _)| (line, format!("`entry.{key}:` is a placeholder: say {}", entry_field_meaning(key))))
         .collect()
+}
+
+/// What is wrong with a table's `models:`: it is for a built-in translator, and names the real
+/// translator it is the reference for, an external table (`run:`) in `dispositions/`. (That every
+/// committed built-in table names one is a test of the repository, `tests/tables.rs`: a copy of a
+/// few built-in tables is a valid project.)
+fn models_errors(text: &str, external: bool, models: Option<&str>, dispositions_dir: &Path) -> Vec<(Option<u64>, String)> {
+    let Some(name) = models else { return Vec::new() };
+    let line = top_level_line(text, "models");
+    if external {
+        return vec![(line, "`models:` is for a built-in translator, the reference for a real one; an external translator (`run:`) is a real one".to_owned())];
+    }
+    if is_placeholder(name) {
+        return vec![(line, "`models:` is a placeholder: name the external translator this built-in one is the reference for".to_owned())];
+    }
+    let external_tables = external_table_names(dispositions_dir);
+    if external_tables.iter().any(|t| t == name) {
+        return Vec::new();
+    }
+    let mut message = format!("`models: {name}` names no external translator (a table in {} with `run:`)", dispositions_dir.display());
+    if let Some(near) = nearest(name, external_tables.iter().map(String::as_str)) {
+        message.push_str(&format!(" (did you mean `{near}`?)"));
+    }
+    vec![(line, message)]
+}
+
+/// The stems of the tables in `dir` that declare `run:` at the top level (external translators),
+/// sorted; read as text, since a table that does not parse is linted on its own.
+fn external_table_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|text| text.lines().any(|l| l.starts_with("run:"))))
+        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+        .collect();
+    names.sort();
+    names
 }
 
 fn entry_field_meaning(key: &str) -> &'static str {

@@ -49,10 +49,21 @@ impl Scratch {
         copy_dir(&repo().join("corpus"), &dir.join("corpus"));
         copy_dir(&repo().join("targets"), &dir.join("targets"));
         // Only the two reference tables: the expectations below must not move when a provider
-        // table is added to the repository.
+        // table is added to the repository. Without the real translators they model, so without
+        // their `models:` (and its reviews).
         std::fs::create_dir_all(dir.join("dispositions")).expect("create scratch dir");
         for table in ["identity.yaml", "anthropic.yaml"] {
-            std::fs::copy(repo().join("dispositions").join(table), dir.join("dispositions").join(table)).expect("copy table");
+            let text = std::fs::read_to_string(repo().join("dispositions").join(table)).expect("read table");
+            let mut kept = String::new();
+            let mut reviews = false;
+            for line in text.lines() {
+                reviews = line.starts_with("models_reviewed:") || (reviews && line.starts_with("  "));
+                if !reviews && !line.starts_with("models:") {
+                    kept.push_str(line);
+                    kept.push('\n');
+                }
+            }
+            std::fs::write(dir.join("dispositions").join(table), kept).expect("copy table");
         }
         Self(dir)
     }

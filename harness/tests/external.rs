@@ -37,6 +37,8 @@ fn adapter(script: &str, args: &[&str], config: Config) -> Arc<Adapter> {
 /// The `identity` table claimed by `name`, which lets `x-fault` through as an annotation.
 fn table(name: &str, run: Option<&str>) -> Table {
     let text = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    // Not the reference for the real translator the identity table models: this one is its own.
+    let text: String = text.lines().filter(|l| !l.starts_with("models:")).map(|l| format!("{l}\n")).collect();
     let mut text = text.replacen("translator: identity", &format!("translator: {name}"), 1);
     if let Some(run) = run {
         text.push_str(&format!("run: {run}\ninstall: \"pip install faulty-translator==0.0.1\"\npackage: \"faulty-translator 0.0.1 (PyPI)\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n"));

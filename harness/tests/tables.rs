@@ -320,6 +320,56 @@ fn a_built_in_table_has_no_entry() {
 }
 
 #[test]
+fn every_built_in_table_names_the_real_translator_it_models_and_the_lint_checks_it() {
+    let p = project();
+    let externals: Vec<String> = external_tables().into_iter().map(|t| t.0).collect();
+    let mut built_in = 0;
+    for entry in std::fs::read_dir(p.dispositions_dir()).expect("dispositions/") {
+        let path = entry.expect("an entry").path();
+        let text = std::fs::read_to_string(&path).expect("a table");
+        if text.lines().any(|l| l.starts_with("run:")) {
+            continue;
+        }
+        built_in += 1;
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("a stem").to_owned();
+        let models = table::parse(&text, p.relative(&path), &p.dispositions_dir()).0.and_then(|t| t.models);
+        let models = models.unwrap_or_else(|| panic!("{name} names the real translator it models"));
+        assert!(externals.contains(&models), "{name} models `{models}`, which is no external translator");
+        // A name one letter off: an error at its line, with the nearest external translator.
+        let typo = text.replacen(&format!("models: {models}"), &format!("models: {models}x"), 1);
+        let errors = lint(&typo, &name);
+        let line = text.lines().position(|l| l.starts_with("models:")).map(|i| i as u64 + 1);
+        assert!(
+            errors.iter().any(|e| e.line == line && e.message.contains("names no external translator") && e.message.contains(&format!("did you mean `{models}`"))),
+            "{name}: {errors:?}"
+        );
+        // A built-in translator is not a real one.
+        let built_in_model = text.replacen(&format!("models: {models}"), "models: identity", 1);
+        assert!(lint(&built_in_model, &name).iter().any(|e| e.message.contains("names no external translator")), "{name}");
+    }
+    assert!(built_in >= 10, "the built-in tables: {built_in}");
+}
+
+#[test]
+fn a_reviewed_difference_names_a_row_of_the_reference() {
+    let text = std::fs::read_to_string(project().dispositions_dir().join("anthropic.yaml")).expect("anthropic table");
+    assert!(lint(&text, "anthropic").is_empty(), "{:?}", lint(&text, "anthropic"));
+    let wrong = text.replacen("  \"$ref:uri\":", "  \"$ref:schema\":", 1);
+    assert_ne!(wrong, text);
+    assert!(lint(&wrong, "anthropic").iter().any(|e| e.message.contains("`models_reviewed: $ref:schema` names no row")), "{:?}", lint(&wrong, "anthropic"));
+    let unmodelled: String = text.lines().filter(|l| !l.starts_with("models:")).map(|l| format!("{l}\n")).collect();
+    assert!(lint(&unmodelled, "anthropic").iter().any(|e| e.message.contains("it needs `models:`")));
+}
+
+#[test]
+fn an_external_table_models_nothing() {
+    let (name, _, text) = external_tables().into_iter().next().expect("an external table");
+    let with = text.replacen("keywords:\n", "models: pi-ai-google\nkeywords:\n", 1);
+    let errors = lint(&with, &name);
+    assert!(errors.iter().any(|e| e.message.contains("`models:` is for a built-in translator")), "{errors:?}");
+}
+
+#[test]
 fn extensions_some_target_interprets_have_rows_of_their_own() {
     let text = identity_text();
     for name in schema_fidelity::table::INTERPRETED_EXTENSIONS {

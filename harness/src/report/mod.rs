@@ -33,6 +33,7 @@ pub mod headline;
 pub mod matrix;
 pub mod model;
 pub mod pages;
+pub mod pairs;
 pub mod progress;
 pub mod scaffold;
 mod text;
@@ -83,7 +84,7 @@ pub fn generate(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Re
     let report = model::build(loaded, resolver, show_progress)?;
     let mut files = BTreeMap::new();
     let m = matrix::build(&report);
-    files.insert("matrix.md".to_owned(), matrix::markdown(&m, &report.tool.version));
+    files.insert("matrix.md".to_owned(), matrix::markdown(&m, &report.tool.version) + &pairs::summary_markdown(&report));
     files.insert("index.html".to_owned(), matrix::html_page(&m, &report));
     files.insert(text::STYLESHEET.to_owned(), text::STYLESHEET_TEXT.to_owned());
     for t in &report.translators {

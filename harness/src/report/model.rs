@@ -113,6 +113,13 @@ pub struct TranslatorReport {
     pub package: Option<String>,
     /// For an external translator: where its users send a tool (the table's `entry:`).
     pub entry: Option<EntryReport>,
+    /// For a built-in translator: the real translator it is the reference for (`models:`).
+    pub models: Option<String>,
+    /// For a built-in translator: its reviewed differences from that real translator
+    /// (`models_reviewed:`), row citation to why the reference is right. Not part of
+    /// `report.json`: the pages show it.
+    #[serde(skip)]
+    pub models_reviewed: std::collections::BTreeMap<String, String>,
 }
 
 /// The table's `entry:`, as `report.json` gives it.
@@ -443,6 +450,8 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             adapter: None,
             package: None,
             entry: None,
+            models: None,
+            models_reviewed: std::collections::BTreeMap::new(),
         };
     };
     let rows = ordered_rows(table)
@@ -501,6 +510,8 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         adapter: table.run.as_ref().map(|r| r.join(" ")),
         package: table.package.clone(),
         entry: table.entry.as_ref().map(|e| EntryReport { call: e.call.clone(), path: e.path.clone(), reads: e.reads.clone() }),
+        models: table.models.clone(),
+        models_reviewed: table.models_reviewed.clone(),
     }
 }
 
