@@ -90,9 +90,9 @@ pub(super) fn occurrence(
             },
             Becomes::ObjectsEmptied => {
                 if occ.keyword == "true" {
-                    push(out, Edit::Replace(objects_emptied(EMPTIED_DEPTH)));
+                    push(out, Edit::Replace(objects_emptied()));
                 } else if occ.value == &Value::Bool(true) || occ.value.as_object().is_some_and(serde_json::Map::is_empty) {
-                    push(out, Edit::Set { keyword, value: objects_emptied(EMPTIED_DEPTH) });
+                    push(out, Edit::Set { keyword, value: objects_emptied() });
                 } else {
                     return None;
                 }
@@ -181,28 +181,16 @@ pub(super) fn has_in_place(node: &Value) -> bool {
 }
 
 /// The widest value whose arrays nest at most `levels` levels (counting one at this position):
-/// what a finite "any value" looks like.
+/// what a finite "any value" looks like. A reference to a definition the bound carries once
+/// ([`super::polarity::SHARED`]), however many positions use it.
 pub(super) fn nesting_bounded(levels: u32) -> Value {
-    let mut v = json!({"not": {"type": "array"}});
-    for _ in 0..levels {
-        v = json!({"anyOf": [{"not": {"type": "array"}}, {"type": "array", "items": v}]});
-    }
-    v
+    json!({ "$ref": format!("{}nesting-{levels}", super::polarity::SHARED) })
 }
 
-/// How deep the bound of `objects-emptied` follows arrays: deeper nesting is rejected by the
-/// bound, which only makes it stricter than the translator (never a false excuse for shallower
-/// values).
-const EMPTIED_DEPTH: u32 = 8;
-
-/// Every value whose objects are all empty, arrays followed `levels` levels deep (deeper arrays
-/// rejected): OpenAI strict's any-value definition.
-pub(super) fn objects_emptied(levels: u32) -> Value {
-    let mut v = json!({"anyOf": [{"not": {"type": ["object", "array"]}}, {"type": "object", "maxProperties": 0}]});
-    for _ in 0..levels {
-        v = json!({"anyOf": [{"not": {"type": ["object", "array"]}}, {"type": "object", "maxProperties": 0}, {"type": "array", "items": v}]});
-    }
-    v
+/// Every value whose objects are all empty: OpenAI strict's any-value definition. A reference to
+/// a definition the bound carries once.
+pub(super) fn objects_emptied() -> Value {
+    json!({ "$ref": format!("{}objects-emptied", super::polarity::SHARED) })
 }
 
 /// The edits of an implicit `true` (an absent `additionalProperties` or `items`) on every node
@@ -239,7 +227,7 @@ pub(super) fn implicit_true(root: &Value, word: Becomes, depth: Option<u32>, out
                     edits.push(Edit::SetIfAbsent { keyword: keyword.to_owned(), value: Value::Bool(false) });
                 }
                 if !map.contains_key("items") && !in_place {
-                    edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: objects_emptied(EMPTIED_DEPTH) });
+                    edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: objects_emptied() });
                 }
             }
             Becomes::NestingBounded => {

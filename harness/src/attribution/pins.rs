@@ -52,7 +52,14 @@ pub(super) fn widening(relaxed: &Value, validator: &jsonschema::Validator, x: &V
 /// source-side `x`): for each projection error, the source nodes at its instance location with
 /// the keyword the projection failed on (or the deepest node, keyword empty, when the source has
 /// no occurrence of that family there). `occurs(node, keyword)` says whether the source has one.
-pub(super) fn narrowing(source: &Value, projection: &jsonschema::Validator, x: &Value, encoded: &Value, occurs: &dyn Fn(&str, &str) -> Vec<String>) -> Vec<Culprit> {
+pub(super) fn narrowing(
+    source: &Value,
+    resolver: Option<&schema_fidelity_translators::refs::Resolver<'_>>,
+    projection: &jsonschema::Validator,
+    x: &Value,
+    encoded: &Value,
+    occurs: &dyn Fn(&str, &str) -> Vec<String>,
+) -> Vec<Culprit> {
     let mut out: Vec<Culprit> = Vec::new();
     for error in projection.iter_errors(encoded) {
         for leaf in leaves(&error) {
@@ -60,11 +67,11 @@ pub(super) fn narrowing(source: &Value, projection: &jsonschema::Validator, x: &
             let keyword = leaf.kind().keyword().to_owned();
             // Where the source has no schema for that location (an item of an array the source
             // constrains only by `enum`), the nearest enclosing location it has one for.
-            let mut nodes = locate::applicable_nodes(source, x, &at);
+            let mut nodes = locate::applicable_nodes_with(resolver, source, x, &at);
             let mut up = at.as_str();
             while nodes.is_empty() && !up.is_empty() {
                 up = up.rfind('/').map_or("", |i| &up[..i]);
-                nodes = locate::applicable_nodes(source, x, up);
+                nodes = locate::applicable_nodes_with(resolver, source, x, up);
             }
             let mut named = false;
             for node in &nodes {

@@ -99,6 +99,85 @@ impl NodeEdits {
 /// The key of the second copy of the document, in the other mode, when references need it.
 const OTHER: &str = "sf:other";
 
+/// The URI prefix of the values a bound uses in many places (an any-value definition): each is
+/// written once, as a resource of its own under the root's `$defs`, and referenced by its URI,
+/// which resolves from anywhere in the document.
+pub(super) const SHARED: &str = "urn:schema-fidelity:bound:";
+
+/// The definition of the shared value `name` (`objects-emptied`, `nesting-N`), and the shared
+/// value it uses in turn.
+fn shared_definition(name: &str) -> Option<(Value, Option<String>)> {
+    let id = format!("{SHARED}{name}");
+    if name == "objects-emptied" {
+        let definition = json!({"$id": id, "anyOf": [
+            {"not": {"type": ["object", "array"]}},
+            {"type": "object", "maxProperties": 0},
+            {"type": "array", "items": {"$ref": format!("{SHARED}objects-emptied")}}
+        ]});
+        return Some((definition, None));
+    }
+    let levels: u32 = name.strip_prefix("nesting-")?.parse().ok()?;
+    if levels == 0 {
+        return Some((json!({"$id": id, "not": {"type": "array"}}), None));
+    }
+    let inner = format!("nesting-{}", levels - 1);
+    let definition = json!({"$id": id, "anyOf": [{"not": {"type": "array"}}, {"type": "array", "items": {"$ref": format!("{SHARED}{inner}")}}]});
+    Some((definition, Some(inner)))
+}
+
+/// The shared values `value` references.
+fn shared_uses(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix(SHARED)) {
+                out.insert(name.to_owned());
+            }
+            map.values().for_each(|v| shared_uses(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| shared_uses(v, out)),
+        _ => {}
+    }
+}
+
+/// Put the definitions of the shared values the edits use under the document root's `$defs`.
+fn with_shared(document: Value, edits: &BTreeMap<String, NodeEdits>) -> Value {
+    let mut used = BTreeSet::new();
+    for e in edits.values() {
+        for edit in e.loosen.iter().chain(&e.tighten) {
+            match edit {
+                Edit::Set { value, .. } | Edit::SetIfAbsent { value, .. } | Edit::Replace(value) | Edit::SetEntries { value, .. } => shared_uses(value, &mut used),
+                _ => {}
+            }
+        }
+    }
+    if used.is_empty() {
+        return document;
+    }
+    let mut definitions = Map::new();
+    let mut pending: Vec<String> = used.into_iter().collect();
+    while let Some(name) = pending.pop() {
+        if definitions.contains_key(&format!("sf:{name}")) {
+            continue;
+        }
+        if let Some((definition, next)) = shared_definition(&name) {
+            definitions.insert(format!("sf:{name}"), definition);
+            pending.extend(next);
+        }
+    }
+    let mut document = match document {
+        Value::Object(map) => Value::Object(map),
+        // A boolean root: the definitions need an object to hang from.
+        other => json!({ "allOf": [other] }),
+    };
+    if let Value::Object(map) = &mut document {
+        let defs = map.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(defs) = defs {
+            defs.extend(definitions);
+        }
+    }
+    document
+}
+
 /// The rewrite of `source` by `edits` (keyed by node pointer) as the bound of `mode`, with where
 /// the parts it wrote itself come from.
 pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: Mode) -> (Value, Provenance) {
@@ -111,7 +190,7 @@ pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: M
     let mut provenance = Provenance { written: builder.written.take(), copy: None };
     if !other_needed {
         provenance.written.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.len()));
-        return (main, provenance);
+        return (with_shared(main, edits), provenance);
     }
     let mut ignored = false;
     let mut other = builder.emit(source, "", Some(""), mode.flipped(), mode, true, &mut ignored);
@@ -133,7 +212,7 @@ pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: M
         }
         other_root => other_root,
     };
-    (value, provenance)
+    (with_shared(value, edits), provenance)
 }
 
 struct Builder<'a> {
