@@ -44,7 +44,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value, json};
 
 use super::gemini_common::{CONDITIONAL_FALSE_REFUSAL, MAX_NODES, Notes, URI_REFUSAL, admit, count, never_refusal, resolve, too_deep, too_large, unevaluated_refusal};
-use super::never::{Evaluated, Side, asserts_nothing, evaluated, is_never, never_within_if, never_within_keyword};
+use super::never::{Evaluated, Searches, Side, asserts_nothing, evaluated, is_never};
 use crate::algebra::{meet, numbers};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
@@ -73,7 +73,7 @@ impl Translator for Gemini {
             Ok(doc) => doc,
             Err(refused) => return refused,
         };
-        let mut build = Build { names: Names::new(source, Charset::Word), doc, nodes: 0 };
+        let mut build = Build { names: Names::new(source, Charset::Word), doc, nodes: 0, searches: Searches::default() };
         match build.finish() {
             Ok(schema) => Outcome::json_schema(schema),
             Err(refusal) => Outcome::Refused(refusal),
@@ -186,6 +186,9 @@ struct Build<'a> {
     /// `$defs` names of the targets kept as `$ref` (allowed cycles), and those still to project.
     names: Names,
     nodes: usize,
+    /// Where a `false` sits in the values this translation spills (a definition inlined at many
+    /// places is searched once).
+    searches: Searches,
 }
 
 impl Build<'_> {
@@ -355,7 +358,7 @@ impl Build<'_> {
                 "if" => self.conditional(map, pointer, &mut slots, &mut notes, frames, optional, depth)?,
                 k if SPILLED.contains(&k) => {
                     if HOLDS_SUBSCHEMAS.contains(&k)
-                        && let Some(inside) = never_within_keyword(&self.doc, key, value, &at(key))
+                        && let Some(inside) = self.searches.keyword(&self.doc, key, value, &at(key))
                     {
                         return Err(never_refusal(key, pointer, &inside));
                     }
@@ -493,11 +496,11 @@ impl Build<'_> {
             }
             return Ok(());
         }
-        if let Some(inside) = never_within_if(&self.doc, map, pointer) {
+        if let Some(inside) = self.searches.condition(&self.doc, map, pointer) {
             return Err(never_refusal("if", pointer, &inside));
         }
         for branch in ["then", "else"] {
-            if let Some(inside) = map.get(branch).and_then(|v| never_within_keyword(&self.doc, branch, v, &at(branch))) {
+            if let Some(inside) = map.get(branch).and_then(|v| self.searches.keyword(&self.doc, branch, v, &at(branch))) {
                 return Err(never_refusal(branch, pointer, &inside));
             }
         }

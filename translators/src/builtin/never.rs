@@ -6,7 +6,8 @@
 //!   nothing), the positions the oracle judges inversions at.
 //! - [`never_within`]: the first such position a subschema holds where it can decide a rejection
 //!   (not below an odd number of `not`s), following local references: what spilling or dropping
-//!   that subschema would invert.
+//!   that subschema would invert; [`Searches`] remembers it per position (for a keyword's value,
+//!   and for an `if` as far as its `then`/`else` let a `false` in it decide).
 //! - [`evaluated`]: the properties or items the in-place applicators of a node evaluate, when that
 //!   does not depend on which branch matches, so `unevaluatedProperties: false` and
 //!   `unevaluatedItems: false` can be written with the keywords a subset has
@@ -15,7 +16,7 @@
 //! Shared by `gemini`, `gemini-proto` and `cca-claude`, whose targets lack some of the keywords
 //! that hold a `false`.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -54,7 +55,7 @@ pub(super) fn never_within(doc: &Resolver<'_>, schema: &Value, pointer: &str) ->
 
 /// [`never_within`] for the value of `keyword` (at `pointer`): a schema, or each entry of a schema
 /// map (`patternProperties`, `dependentSchemas`, ...) or list.
-pub(super) fn never_within_keyword(doc: &Resolver<'_>, keyword: &str, value: &Value, pointer: &str) -> Option<String> {
+fn never_within_keyword(doc: &Resolver<'_>, keyword: &str, value: &Value, pointer: &str) -> Option<String> {
     match (walk::value_kind(keyword), value) {
         (Some(ValueKind::SchemaMap), Value::Object(entries)) => {
             entries.iter().find_map(|(name, entry)| never_within(doc, entry, &format!("{pointer}/{}", walk::escape(name))))
@@ -68,7 +69,7 @@ pub(super) fn never_within_keyword(doc: &Resolver<'_>, keyword: &str, value: &Va
 /// [`never_within`] for the `if` of the node `map` (at `pointer`): a `false` in it can decide a
 /// rejection only through an `else` that asserts something (it makes the `if` fail) or, below a
 /// `not`, through such a `then`.
-pub(super) fn never_within_if(doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str) -> Option<String> {
+fn never_within_if(doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str) -> Option<String> {
     let condition = map.get("if")?;
     search(doc, condition, &format!("{pointer}/if"), if_polarity(map, Polarity::Positive)?)
 }
@@ -124,6 +125,36 @@ fn search(doc: &Resolver<'_>, schema: &Value, pointer: &str, polarity: Polarity)
         }
     }
     None
+}
+
+/// The searches of [`never_within`], remembered by the position searched: a definition a
+/// translator inlines at many places is searched once.
+#[derive(Debug, Default)]
+pub(super) struct Searches(HashMap<(String, Searched), Option<String>>);
+
+/// What was searched at a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Searched {
+    Schema,
+    Keyword,
+    Condition,
+}
+
+impl Searches {
+    /// [`never_within`], remembered.
+    pub(super) fn schema(&mut self, doc: &Resolver<'_>, schema: &Value, pointer: &str) -> Option<String> {
+        self.0.entry((pointer.to_owned(), Searched::Schema)).or_insert_with(|| never_within(doc, schema, pointer)).clone()
+    }
+
+    /// [`never_within_keyword`], remembered.
+    pub(super) fn keyword(&mut self, doc: &Resolver<'_>, keyword: &str, value: &Value, pointer: &str) -> Option<String> {
+        self.0.entry((pointer.to_owned(), Searched::Keyword)).or_insert_with(|| never_within_keyword(doc, keyword, value, pointer)).clone()
+    }
+
+    /// [`never_within_if`], remembered.
+    pub(super) fn condition(&mut self, doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str) -> Option<String> {
+        self.0.entry((pointer.to_owned(), Searched::Condition)).or_insert_with(|| never_within_if(doc, map, pointer)).clone()
+    }
 }
 
 /// Whether a rejection at a position rejects the whole schema (`Positive`), accepts it (`Negative`:
@@ -195,96 +226,114 @@ impl Evaluated {
 /// What the node `map` (at `pointer` in `doc`) evaluates for its own `unevaluatedProperties` or
 /// `unevaluatedItems`, not counting that keyword itself; `None` when it depends on which branch of
 /// an `anyOf`/`oneOf`/`if`/`dependentSchemas` matches, on which keys `patternProperties` match or
-/// which items `contains` matches, or on a dynamic reference.
+/// which items `contains` matches, on a dynamic reference or a reference cycle, or when answering
+/// would visit more than [`EVALUATION_BUDGET`] nodes (references shared by many conjuncts could
+/// otherwise be walked exponentially often).
 pub(super) fn evaluated(doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str, side: Side) -> Option<Evaluated> {
-    evaluated_at(doc, map, pointer, side, false, &mut Vec::new(), 0)
+    let mut walk = Evaluation { doc, side, path: vec![pointer.to_owned()], budget: EVALUATION_BUDGET };
+    walk.node(map, pointer, false, 0)
 }
 
-fn evaluated_at(doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str, side: Side, own: bool, path: &mut Vec<String>, depth: usize) -> Option<Evaluated> {
-    if depth > walk::MAX_DEPTH {
-        return None;
-    }
-    let at = |keyword: &str| format!("{pointer}/{}", walk::escape(keyword));
-    let mut out = Evaluated::nothing(side);
-    match side {
-        Side::Properties => {
-            if map.contains_key("additionalProperties") || (own && map.contains_key("unevaluatedProperties")) {
-                return Some(Evaluated::Every);
+/// The most schema nodes one [`evaluated`] visits before it gives up (and the caller refuses).
+const EVALUATION_BUDGET: usize = 10_000;
+
+/// One [`evaluated`] question: the document, which keyword asks, the nodes entered on the way
+/// (a reference back to one is a cycle) and the visits left.
+struct Evaluation<'d, 'a> {
+    doc: &'d Resolver<'a>,
+    side: Side,
+    path: Vec<String>,
+    budget: usize,
+}
+
+impl Evaluation<'_, '_> {
+    fn node(&mut self, map: &Map<String, Value>, pointer: &str, own: bool, depth: usize) -> Option<Evaluated> {
+        if depth > walk::MAX_DEPTH || self.budget == 0 {
+            return None;
+        }
+        self.budget -= 1;
+        let at = |keyword: &str| format!("{pointer}/{}", walk::escape(keyword));
+        let mut out = Evaluated::nothing(self.side);
+        match self.side {
+            Side::Properties => {
+                if map.contains_key("additionalProperties") || (own && map.contains_key("unevaluatedProperties")) {
+                    return Some(Evaluated::Every);
+                }
+                if map.get("patternProperties").and_then(Value::as_object).is_some_and(|p| !p.is_empty()) {
+                    return None;
+                }
+                if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+                    out = out.and(Evaluated::Names(properties.keys().cloned().collect()));
+                }
             }
-            if map.get("patternProperties").and_then(Value::as_object).is_some_and(|p| !p.is_empty()) {
+            Side::Items => {
+                if map.contains_key("items") || (own && map.contains_key("unevaluatedItems")) {
+                    return Some(Evaluated::Every);
+                }
+                match map.get("contains") {
+                    None => {}
+                    Some(Value::Bool(true)) => return Some(Evaluated::Every),
+                    Some(c) if is_never(c) => {}
+                    Some(_) => return None,
+                }
+                if let Some(prefix) = map.get("prefixItems").and_then(Value::as_array) {
+                    out = out.and(Evaluated::Prefix(prefix.len()));
+                }
+            }
+        }
+        if map.contains_key("$dynamicRef") {
+            return None;
+        }
+        // Conjuncts: every one applies to a valid instance, so what each evaluates counts.
+        let mut conjuncts: Vec<(&Value, String)> = Vec::new();
+        for (i, branch) in map.get("allOf").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            conjuncts.push((branch, format!("{}/{i}", at("allOf"))));
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            let (target, value) = self.doc.follow(reference, pointer)?;
+            if self.path.contains(&target) {
                 return None;
             }
-            if let Some(properties) = map.get("properties").and_then(Value::as_object) {
-                out = out.and(Evaluated::Names(properties.keys().cloned().collect()));
+            conjuncts.push((value, target));
+        }
+        // Alternatives: which applies depends on the instance, so they may evaluate nothing.
+        let mut alternatives: Vec<(&Value, String)> = Vec::new();
+        for keyword in ["anyOf", "oneOf"] {
+            for (i, branch) in map.get(keyword).and_then(Value::as_array).into_iter().flatten().enumerate() {
+                alternatives.push((branch, format!("{}/{i}", at(keyword))));
             }
         }
-        Side::Items => {
-            if map.contains_key("items") || (own && map.contains_key("unevaluatedItems")) {
-                return Some(Evaluated::Every);
-            }
-            match map.get("contains") {
-                None => {}
-                Some(Value::Bool(true)) => return Some(Evaluated::Every),
-                Some(c) if is_never(c) => {}
-                Some(_) => return None,
-            }
-            if let Some(prefix) = map.get("prefixItems").and_then(Value::as_array) {
-                out = out.and(Evaluated::Prefix(prefix.len()));
+        for keyword in ["if", "then", "else"] {
+            if let Some(branch) = map.get(keyword) {
+                alternatives.push((branch, at(keyword)));
             }
         }
-    }
-    if map.contains_key("$dynamicRef") {
-        return None;
-    }
-    // Conjuncts: every one applies to a valid instance, so what each evaluates counts.
-    let mut conjuncts: Vec<(&Value, String)> = Vec::new();
-    for (i, branch) in map.get("allOf").and_then(Value::as_array).into_iter().flatten().enumerate() {
-        conjuncts.push((branch, format!("{}/{i}", at("allOf"))));
-    }
-    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-        let (target, value) = doc.follow(reference, pointer)?;
-        if path.contains(&target) {
-            return None;
+        // (Draft-07 `dependencies` is asserted by the oracle's validator but annotates nothing.)
+        for (name, branch) in map.get("dependentSchemas").and_then(Value::as_object).into_iter().flatten() {
+            alternatives.push((branch, format!("{}/{}", at("dependentSchemas"), walk::escape(name))));
         }
-        conjuncts.push((value, target));
-    }
-    // Alternatives: which applies depends on the instance, so they may evaluate nothing.
-    let mut alternatives: Vec<(&Value, String)> = Vec::new();
-    for keyword in ["anyOf", "oneOf"] {
-        for (i, branch) in map.get(keyword).and_then(Value::as_array).into_iter().flatten().enumerate() {
-            alternatives.push((branch, format!("{}/{i}", at(keyword))));
+        for (branch, branch_at) in conjuncts {
+            out = out.and(self.child(branch, &branch_at, depth)?);
         }
-    }
-    for keyword in ["if", "then", "else"] {
-        if let Some(branch) = map.get(keyword) {
-            alternatives.push((branch, at(keyword)));
+        for (branch, branch_at) in alternatives {
+            if !self.child(branch, &branch_at, depth)?.is_nothing() {
+                return None;
+            }
         }
+        Some(out)
     }
-    // (Draft-07 `dependencies` is asserted by the oracle's validator but annotates nothing.)
-    for (name, branch) in map.get("dependentSchemas").and_then(Value::as_object).into_iter().flatten() {
-        alternatives.push((branch, format!("{}/{}", at("dependentSchemas"), walk::escape(name))));
-    }
-    for (branch, branch_at) in conjuncts {
-        out = out.and(evaluated_child(doc, branch, &branch_at, side, path, depth)?);
-    }
-    for (branch, branch_at) in alternatives {
-        if !evaluated_child(doc, branch, &branch_at, side, path, depth)?.is_nothing() {
-            return None;
-        }
-    }
-    Some(out)
-}
 
-fn evaluated_child(doc: &Resolver<'_>, schema: &Value, pointer: &str, side: Side, path: &mut Vec<String>, depth: usize) -> Option<Evaluated> {
-    match schema {
-        Value::Object(map) => {
-            path.push(pointer.to_owned());
-            let found = evaluated_at(doc, map, pointer, side, true, path, depth + 1);
-            path.pop();
-            found
+    fn child(&mut self, schema: &Value, pointer: &str, depth: usize) -> Option<Evaluated> {
+        match schema {
+            Value::Object(map) => {
+                self.path.push(pointer.to_owned());
+                let found = self.node(map, pointer, true, depth + 1);
+                self.path.pop();
+                found
+            }
+            // `true` evaluates nothing; `false` makes the node reject everything anyway.
+            _ => Some(Evaluated::nothing(self.side)),
         }
-        // `true` evaluates nothing; `false` makes the node reject everything anyway.
-        _ => Some(Evaluated::nothing(side)),
     }
 }
 
@@ -370,5 +419,20 @@ mod tests {
         assert_eq!(evaluates(&json!({"anyOf": [{"prefixItems": [{}]}, true]}), Side::Items), None);
         let cyclic = json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
         assert_eq!(evaluates(&cyclic, Side::Items), None, "a reference cycle in place is not followed forever");
+    }
+
+    #[test]
+    fn references_shared_by_many_conjuncts_are_not_walked_exponentially() {
+        // d0 -> d1 twice -> d2 twice ...: 2^60 paths. The budget answers `None` at once.
+        let mut defs = serde_json::Map::new();
+        for i in 0..60 {
+            let next = format!("#/$defs/d{}", i + 1);
+            defs.insert(format!("d{i}"), json!({"allOf": [{"$ref": next}, {"$ref": next}]}));
+        }
+        defs.insert("d60".to_owned(), json!({"properties": {"a": {}}}));
+        let schema = json!({"$defs": defs, "$ref": "#/$defs/d0"});
+        let started = std::time::Instant::now();
+        assert_eq!(evaluates(&schema, Side::Properties), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
     }
 }

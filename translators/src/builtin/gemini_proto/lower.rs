@@ -12,7 +12,7 @@ use super::{Build, MAX_BRANCHES, MAX_UNROLL};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::algebra::{meet, numbers};
 use crate::builtin::gemini_common::{Notes, count, never_refusal, resolve, too_deep, unevaluated_refusal};
-use crate::builtin::never::{Evaluated, Side, asserts_nothing, evaluated, is_never, never_within, never_within_if, never_within_keyword};
+use crate::builtin::never::{Evaluated, Side, asserts_nothing, evaluated, is_never};
 use crate::model::Refusal;
 use crate::walk;
 
@@ -119,11 +119,11 @@ impl Build<'_> {
                         }
                         continue;
                     }
-                    if let Some(inside) = never_within_if(&self.doc, map, pointer) {
+                    if let Some(inside) = self.searches.condition(&self.doc, map, pointer) {
                         return Err(never_refusal(key, pointer, &inside));
                     }
                     for branch in ["then", "else"] {
-                        if let Some(inside) = map.get(branch).and_then(|v| never_within_keyword(&self.doc, branch, v, &at(branch))) {
+                        if let Some(inside) = map.get(branch).and_then(|v| self.searches.keyword(&self.doc, branch, v, &at(branch))) {
                             return Err(never_refusal(branch, pointer, &inside));
                         }
                     }
@@ -270,8 +270,8 @@ impl Build<'_> {
 
     /// Spill `keyword` into the description, unless its value holds a subschema that rejects
     /// everything: spilling would accept what it rejects (an inversion), so that is refused.
-    fn spill_unless_never(&self, keyword: &str, value: &Value, pointer: &str, notes: &mut Notes) -> Result<(), Refusal> {
-        if let Some(inside) = never_within_keyword(&self.doc, keyword, value, &format!("{pointer}/{}", walk::escape(keyword))) {
+    fn spill_unless_never(&mut self, keyword: &str, value: &Value, pointer: &str, notes: &mut Notes) -> Result<(), Refusal> {
+        if let Some(inside) = self.searches.keyword(&self.doc, keyword, value, &format!("{pointer}/{}", walk::escape(keyword))) {
             return Err(never_refusal(keyword, pointer, &inside));
         }
         notes.unenforced(keyword, value);
@@ -301,7 +301,7 @@ impl Build<'_> {
                     continue;
                 }
                 let at = format!("{pointer}/{keyword}/{}", walk::escape(name));
-                if let Some(inside) = never_within(&self.doc, entry, &at) {
+                if let Some(inside) = self.searches.schema(&self.doc, entry, &at) {
                     return Err(never_refusal(keyword, pointer, &inside));
                 }
                 spilled.insert(name.clone(), entry.clone());

@@ -46,6 +46,7 @@
 use serde_json::Value;
 
 use super::gemini_common::{CONDITIONAL_FALSE_REFUSAL, MAX_NODES, URI_REFUSAL, admit, too_large};
+use super::never::Searches;
 use crate::codec::Codec;
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
@@ -85,7 +86,7 @@ impl Translator for GeminiProto {
             Ok(doc) => doc,
             Err(refused) => return refused,
         };
-        let mut build = Build { doc, nodes: 0 };
+        let mut build = Build { doc, nodes: 0, searches: Searches::default() };
         let projected = build.lower(source, "", &mut Vec::new(), 0).and_then(|root| build.emit_root(root));
         match projected {
             Ok(schema) => Outcome::Projected(Projection { schema, dialect: Dialect::GeminiProto, codec: Codec::Identity, strict: None }),
@@ -114,6 +115,9 @@ const MAX_BRANCHES: usize = 256;
 struct Build<'a> {
     doc: Resolver<'a>,
     nodes: usize,
+    /// Where a `false` sits in the values this translation spills (a definition inlined at many
+    /// places is searched once).
+    searches: Searches,
 }
 
 impl Build<'_> {
