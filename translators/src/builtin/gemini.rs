@@ -43,8 +43,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::gemini_common::{CONDITIONAL_FALSE_REFUSAL, MAX_NODES, Notes, URI_REFUSAL, admit, count, never_refusal, resolve, too_deep, too_large, unevaluated_refusal};
-use super::never::{Evaluated, Searches, Side, asserts_nothing, evaluated, is_never};
+use super::gemini_common::{
+    CONDITIONAL_FALSE_REFUSAL, MAX_NODES, Notes, URI_REFUSAL, admit, count, never_refusal, resolve, spill_conditional, too_deep, too_large, unevaluated_refusal,
+};
+use super::never::{Evaluated, Searches, Side, asserts_nothing, decided_branch, evaluated, is_never};
 use crate::algebra::{meet, numbers};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
@@ -481,33 +483,12 @@ impl Build<'_> {
         optional: usize,
         depth: usize,
     ) -> Result<(), Refusal> {
-        let at = |keyword: &str| format!("{pointer}/{keyword}");
         let Some(condition) = map.get("if") else { return Ok(()) };
-        let decided = if asserts_nothing(condition) {
-            Some("then")
-        } else if is_never(condition) {
-            Some("else")
-        } else {
-            None
+        let Some(branch) = decided_branch(condition) else {
+            return spill_conditional(&mut self.searches, &self.doc, map, pointer, notes);
         };
-        if let Some(branch) = decided {
-            if let Some(sub) = map.get(branch) {
-                slots.push(Slot::All(self.project(sub, &at(branch), frames, optional, depth + 1)?));
-            }
-            return Ok(());
-        }
-        if let Some(inside) = self.searches.condition(&self.doc, map, pointer) {
-            return Err(never_refusal("if", pointer, &inside));
-        }
-        for branch in ["then", "else"] {
-            if let Some(inside) = map.get(branch).and_then(|v| self.searches.keyword(&self.doc, branch, v, &at(branch))) {
-                return Err(never_refusal(branch, pointer, &inside));
-            }
-        }
-        for keyword in ["if", "then", "else"] {
-            if let Some(value) = map.get(keyword) {
-                notes.unenforced(keyword, value);
-            }
+        if let Some(sub) = map.get(branch) {
+            slots.push(Slot::All(self.project(sub, &format!("{pointer}/{branch}"), frames, optional, depth + 1)?));
         }
         Ok(())
     }

@@ -8,8 +8,9 @@
 //! Keeping that here means neither provider file is the other's library (as
 //! [`super::openai_common`] serves the two OpenAI translators).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use super::never::Searches;
 use crate::model::{Outcome, Refusal};
 use crate::refs::{RefError, Resolver};
 use crate::walk::{self, Occurrence};
@@ -44,6 +45,22 @@ pub(super) fn unevaluated_refusal(keyword: &str, pointer: &str) -> Refusal {
             "`{keyword}: false` here closes over what depends on the instance (which branch of an `anyOf`/`oneOf`/`if`/`dependentSchemas` matches, which keys `patternProperties` or items `contains` match): the provider's schema cannot say it, and spilling it into the description would accept what it rejects"
         ),
     )
+}
+
+/// Spill the `if`/`then`/`else` of the node `map` (at `pointer`) into `notes`, or refuse when a
+/// `false` in them can decide a rejection: spilling it would accept what it rejects. (An `if` that
+/// decides its branch by itself, [`decided_branch`](super::never::decided_branch), is written
+/// exactly by the caller instead.)
+pub(super) fn spill_conditional(searches: &mut Searches, doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str, notes: &mut Notes) -> Result<(), Refusal> {
+    if let Some((keyword, inside)) = searches.conditional(doc, map, pointer) {
+        return Err(never_refusal(keyword, pointer, &inside));
+    }
+    for keyword in ["if", "then", "else"] {
+        if let Some(value) = map.get(keyword) {
+            notes.unenforced(keyword, value);
+        }
+    }
+    Ok(())
 }
 
 /// The largest projection either Gemini translator emits, in schema nodes.

@@ -152,8 +152,32 @@ impl Searches {
     }
 
     /// [`never_within_if`], remembered.
-    pub(super) fn condition(&mut self, doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str) -> Option<String> {
+    fn condition(&mut self, doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str) -> Option<String> {
         self.0.entry((pointer.to_owned(), Searched::Condition)).or_insert_with(|| never_within_if(doc, map, pointer)).clone()
+    }
+
+    /// The first `false` in the conditional of the node `map` (at `pointer`) that can decide a
+    /// rejection: the keyword holding it (`if`, `then`, `else`) and where it is.
+    pub(super) fn conditional(&mut self, doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str) -> Option<(&'static str, String)> {
+        if let Some(inside) = self.condition(doc, map, pointer) {
+            return Some(("if", inside));
+        }
+        ["then", "else"].into_iter().find_map(|branch| {
+            let value = map.get(branch)?;
+            self.keyword(doc, branch, value, &format!("{pointer}/{branch}")).map(|inside| (branch, inside))
+        })
+    }
+}
+
+/// The branch an `if` decides by itself: `then` when it asserts nothing, `else` when it rejects
+/// everything (the conditional is then exactly that branch).
+pub(super) fn decided_branch(condition: &Value) -> Option<&'static str> {
+    if asserts_nothing(condition) {
+        Some("then")
+    } else if is_never(condition) {
+        Some("else")
+    } else {
+        None
     }
 }
 

@@ -11,8 +11,8 @@ use super::normal_form::{ALL_TYPES, Branch, Disj, Ty, any, simplify};
 use super::{Build, MAX_BRANCHES, MAX_UNROLL};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::algebra::{meet, numbers};
-use crate::builtin::gemini_common::{Notes, count, never_refusal, resolve, too_deep, unevaluated_refusal};
-use crate::builtin::never::{Evaluated, Side, asserts_nothing, evaluated, is_never};
+use crate::builtin::gemini_common::{Notes, count, never_refusal, resolve, spill_conditional, too_deep, unevaluated_refusal};
+use crate::builtin::never::{Evaluated, Side, asserts_nothing, decided_branch, evaluated, is_never};
 use crate::model::Refusal;
 use crate::walk;
 
@@ -104,35 +104,15 @@ impl Build<'_> {
                 // its `else` (without an `if`, `then` and `else` assert nothing). Otherwise all three
                 // are spilled, unless a `false` in them can decide a rejection: spilling would
                 // accept what it rejects, so that is refused (`then: false`/`else: false` by the scan).
-                "if" => {
-                    let decided = if asserts_nothing(value) {
-                        Some("then")
-                    } else if is_never(value) {
-                        Some("else")
-                    } else {
-                        None
-                    };
-                    if let Some(branch) = decided {
+                "if" => match decided_branch(value) {
+                    Some(branch) => {
                         if let Some(sub) = map.get(branch) {
                             let lowered = self.lower(sub, &at(branch), frames, depth + 1)?;
                             acc = self.conj(acc, lowered, pointer)?;
                         }
-                        continue;
                     }
-                    if let Some(inside) = self.searches.condition(&self.doc, map, pointer) {
-                        return Err(never_refusal(key, pointer, &inside));
-                    }
-                    for branch in ["then", "else"] {
-                        if let Some(inside) = map.get(branch).and_then(|v| self.searches.keyword(&self.doc, branch, v, &at(branch))) {
-                            return Err(never_refusal(branch, pointer, &inside));
-                        }
-                    }
-                    for keyword in ["if", "then", "else"] {
-                        if let Some(value) = map.get(keyword) {
-                            notes.unenforced(keyword, value);
-                        }
-                    }
-                }
+                    None => spill_conditional(&mut self.searches, &self.doc, map, pointer, &mut notes)?,
+                },
                 "default" => {
                     for b in &mut acc {
                         b.default = Some(value.clone());
