@@ -50,10 +50,16 @@ pub fn target_at(document: &Value, reference: &str, at: &str) -> Option<String> 
 /// instance location `at` (a JSON pointer into `instance`).
 #[must_use]
 pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String> {
-    let mut visits = 0;
     // A document too deep to index still has its root-relative references followed.
-    let resolver = refs::Resolver::new(root).ok();
-    let follow = |holder: &str, reference: &str| match &resolver {
+    applicable_nodes_with(refs::Resolver::new(root).ok().as_ref(), root, instance, at)
+}
+
+/// [`applicable_nodes`] with the document's resolver built once by the caller (indexing a document
+/// costs more than one walk of an instance location).
+#[must_use]
+pub fn applicable_nodes_with(resolver: Option<&refs::Resolver<'_>>, root: &Value, instance: &Value, at: &str) -> Vec<String> {
+    let mut visits = 0;
+    let follow = |holder: &str, reference: &str| match resolver {
         Some(resolver) => resolver.resolve(reference, holder).ok(),
         None => target_at(root, reference, holder),
     };
