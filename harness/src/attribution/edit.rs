@@ -230,10 +230,8 @@ pub(super) fn implicit_true(root: &Value, word: Becomes, depth: Option<u32>, out
                     edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: objects_emptied() });
                 }
             }
-            Becomes::NestingBounded => {
-                if !map.contains_key("items") && !in_place {
-                    edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: nesting_bounded(depth.unwrap_or(1).saturating_sub(1)) });
-                }
+            Becomes::NestingBounded if !map.contains_key("items") && !in_place => {
+                edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: nesting_bounded(depth.unwrap_or(1).saturating_sub(1)) });
             }
             _ => {}
         }

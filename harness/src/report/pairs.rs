@@ -284,6 +284,7 @@ mod tests {
             cases: None,
             witness: None,
             refusal: None,
+            evidence: None,
         }
     }
 
