@@ -305,9 +305,16 @@ pub struct MarkScope {
     /// `$defs`): only these entries.
     #[serde(default)]
     pub names: Vec<String>,
-    /// Only occurrences whose value is this (a `type` of `"null"`, a `format` of `"uuid"`).
-    #[serde(default)]
+    /// Only occurrences whose value is this (a `type` of `"null"`, a `format` of `"uuid"`, a
+    /// `const` of `null`: an explicit `null` is a value here, not an absence).
+    #[serde(default, deserialize_with = "present")]
     pub value: Option<Value>,
+}
+
+/// A field that is present holds a value, `null` included (serde's `Option` would read `null` as
+/// absent).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 impl MarkScope {
@@ -1733,5 +1740,19 @@ fn runnable_program(program: &str, root: &Path) -> Result<(), String> {
         Err("is not on PATH".to_owned())
     } else {
         Err(format!("is on PATH ({}) but not executable", found[0].display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mark_scoped_to_null_is_scoped_to_null() {
+        let scope: MarkScope = serde_json::from_str(r#"{"value": null}"#).expect("parses");
+        assert_eq!(scope.value, Some(Value::Null));
+        assert!(scope.covers_value(&Value::Null) && !scope.covers_value(&Value::from(1)));
+        let unscoped: MarkScope = serde_json::from_str(r#"{"names": ["a"]}"#).expect("parses");
+        assert_eq!(unscoped.value, None);
     }
 }

@@ -278,6 +278,11 @@ impl<'a> Builder<'a> {
                 return value.clone();
             }
         }
+        // A `true` node that an edit writes a keyword onto (a forced root type, a closed any-value)
+        // is the empty schema it stands for.
+        if node == Value::Bool(true) && edits.iter().any(|e| matches!(e, Edit::Set { .. } | Edit::SetIfAbsent { .. } | Edit::RejectType(_))) {
+            node = Value::Object(Map::new());
+        }
         let Value::Object(map) = &mut node else {
             return node;
         };
@@ -635,6 +640,13 @@ mod tests {
         let lower = bound(&source, &e, Mode::Lower).0;
         // In the lower bound `a` may reject every string.
         assert!(!valid(&lower, &json!({"a": "y"})) && !valid(&lower, &json!({"b": "y"})));
+    }
+
+    #[test]
+    fn a_true_node_takes_the_keywords_an_edit_writes() {
+        let e = edits("", vec![], vec![Edit::Set { keyword: "type".into(), value: json!("object") }]);
+        assert_eq!(bound(&json!(true), &e, Mode::Lower).0, json!({"type": "object"}));
+        assert_eq!(bound(&json!(false), &e, Mode::Lower).0, json!(false));
     }
 
     #[test]
