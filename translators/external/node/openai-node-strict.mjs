@@ -1,0 +1,117 @@
+// Adapter: the openai Node SDK's strict function helper on the path that takes a JSON Schema.
+// `zodFunction` only takes a zod type; its sibling `standardFunction` (openai/helpers/standard-schema)
+// takes a Standard Schema validator and, documented for validators that cannot produce a JSON Schema
+// themselves, an explicit `schema:` JSON Schema. Both end in the same `toStrictJsonSchema`
+// (openai/lib/transform), through `normalizeStructuredOutputSchema` here. The user's call:
+// `client.chat.completions.create({ tools: [standardFunction({ name, parameters: validator, schema })] })`;
+// the client gets a `fetch` stub that records the request body and answers 400 (nothing reaches the
+// network), and the projection is `tools[0].function.parameters` of that body, sent `strict: true`.
+// The helper throws on purpose where a schema cannot be made strict without changing what it
+// accepts; its messages name the keyword and the path: those are its refusals.
+// Table: dispositions/openai-node-strict.yaml.
+
+import { readFile } from "node:fs/promises";
+import { Refusal, escapeToken, serve } from "./sf-adapter.mjs";
+
+const PACKAGE = "openai";
+const here = new URL(".", import.meta.url);
+
+let OpenAI, standardFunction, unavailable;
+try {
+  OpenAI = (await import(PACKAGE)).default;
+  ({ standardFunction } = await import("openai/helpers/standard-schema"));
+} catch (error) {
+  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
+}
+const version = async (name) => {
+  try {
+    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
+  } catch {
+    return "not installed";
+  }
+};
+
+let body;
+// The stub answers 400 (which no client retries) so that the call ends at once.
+const stub = async (_url, init) => {
+  body = JSON.parse(init.body);
+  return new Response(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "stub fetch: the request is recorded, never sent" } }), { status: 400, headers: { "content-type": "application/json" } });
+};
+
+// A validator that accepts what it is given: the adapter measures the schema the helper sends,
+// not the parse of an answer.
+const validator = { "~standard": { version: 1, vendor: "schema-fidelity", validate: (value) => ({ value }) } };
+
+// The helper's paths are its traversal's keys joined by "/" (`properties/a/items`), `<root>` for the root.
+const pointerOf = (path) => (path === "<root>" || path === "" ? "" : "/" + path.split("/").map(escapeToken).join("/"));
+
+// Its deliberate errors, each with the keyword it refuses and where. A TypeError on a boolean
+// subschema or a malformed value is not among them: that is a crash and is reported as one.
+const DELIBERATE = [
+  [/^Root schema must have type: 'object'/, () => ["type", ""]],
+  [/^Root schema must not use `anyOf`/, () => ["anyOf", ""]],
+  [/^Cyclic local \$ref at `<root>`/, () => ["$ref", ""]],
+  [/^Schema \$ref in root chain has non-annotation siblings/, () => ["$ref", ""]],
+  [/^Schema \$ref at `([^`]*)` has non-(?:metadata|annotation) siblings/, (m) => ["$ref", pointerOf(m[1])]],
+  [/^Local \$ref at `([^`]*)` does not resolve/, (m) => ["$ref", pointerOf(m[1])]],
+  [/^External \$ref at `([^`]*)`/, (m) => ["$ref", pointerOf(m[1])]],
+  [/^Object schema at `([^`]*)` must set `additionalProperties: false`/, (m) => ["additionalProperties", pointerOf(m[1])]],
+  [/^Object schema at `([^`]*)` requires property `[^`]*` but does not declare it/, (m) => ["required", pointerOf(m[1])]],
+  [/^Schema field at `(.*)\/properties\/[^`/]*` uses `\.optional\(\)`/, (m) => ["properties", pointerOf(m[1])]],
+  [/^Schema field at `properties\/[^`/]*` uses `\.optional\(\)`/, () => ["properties", ""]],
+  [/^Schema at `([^`]*)` uses tuple-form `items`/, (m) => ["items", pointerOf(m[1])]],
+  [/^Schema at `([^`]*)` uses unsupported keyword `([^`]*)`/, (m) => [m[2], pointerOf(m[1])]],
+  [/^Schema at `([^`]*)` uses `allOf: \[false\]`/, (m) => ["allOf", pointerOf(m[1])]],
+  [/^Schema at `([^`]*)` declares an array without `items`/, (m) => ["type", pointerOf(m[1])]],
+  [/^Object anyOf schema at `([^`]*)`/, (m) => ["anyOf", pointerOf(m[1])]],
+  [/^Object allOf at `([^`]*)` cannot be merged/, (m) => ["allOf", pointerOf(m[1])]],
+  [/^Nested \$id at `?([^`\s]*)`?/, (m) => ["$id", pointerOf(m[1])]],
+  [/^Standard JSON Schema generated .*`oneOf`/, () => ["oneOf", undefined]],
+];
+
+function refusal(schema, error) {
+  if (error?.name === "TypeError") return undefined;
+  for (const [pattern, cite] of DELIBERATE) {
+    const match = pattern.exec(error?.message ?? "");
+    if (!match) continue;
+    const [keyword, pointer] = cite(match);
+    return new Refusal(keyword, pointer ?? firstWith(schema, keyword, "") ?? "", error.message);
+  }
+  return undefined;
+}
+function firstWith(node, keyword, pointer) {
+  if (node === null || typeof node !== "object") return undefined;
+  if (!Array.isArray(node) && keyword in node) return pointer;
+  for (const [key, value] of Object.entries(node)) {
+    const found = firstWith(value, keyword, `${pointer}/${escapeToken(key)}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+async function translate(schema) {
+  body = undefined;
+  const client = new OpenAI({ apiKey: "x", fetch: stub, maxRetries: 0 });
+  try {
+    const tool = standardFunction({ name: "f", parameters: validator, schema: structuredClone(schema) });
+    await client.chat.completions.create({ model: "gpt-5", messages: [{ role: "user", content: "hi" }], tools: [tool] });
+  } catch (error) {
+    if (body === undefined) {
+      const cited = refusal(schema, error);
+      if (cited) throw cited;
+      throw error;
+    }
+  }
+  if (body === undefined) throw new Error("the client returned without sending a request");
+  const fn = body.tools[0].function;
+  if (fn.strict !== true) throw new Error(`the tool was not sent strict: ${JSON.stringify(fn)}`);
+  return { schema: fn.parameters, dialect: "json-schema", strict: true };
+}
+
+await serve({
+  name: "openai-node-strict",
+  version: await version(PACKAGE),
+  translators: { "openai-node-strict": translate },
+  packages: { [PACKAGE]: await version(PACKAGE) },
+  unavailable,
+});
