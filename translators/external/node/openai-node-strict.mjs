@@ -65,7 +65,7 @@ const DELIBERATE = [
   [/^Schema at `([^`]*)` declares an array without `items`/, (m) => ["type", pointerOf(m[1])]],
   [/^Object anyOf schema at `([^`]*)`/, (m) => ["anyOf", pointerOf(m[1])]],
   [/^Object allOf at `([^`]*)` cannot be merged/, (m) => ["allOf", pointerOf(m[1])]],
-  [/^Nested \$id at `?([^`\s]*)`?/, (m) => ["$id", pointerOf(m[1])]],
+  [/^Nested \$id at ("(?:[^"\\]|\\.)*")/, (m) => ["$id", pointerOf(JSON.parse(m[1]))]],
   [/^Standard JSON Schema generated .*`oneOf`/, () => ["oneOf", undefined]],
 ];
 
