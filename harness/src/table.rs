@@ -365,6 +365,9 @@ pub struct Table {
     /// For an external translator: the package and the version pinned, as people name it
     /// (`@mastra/schema-compat 1.3.11 (npm)`), shown beside its verdicts in the reports.
     pub package: Option<String>,
+    /// For an external translator: the public call its users make to send a tool, the code path
+    /// that call runs on the schema, and where the projection is read from the request it builds.
+    pub entry: Option<EntryPoint>,
     /// A second surface the translator sends some schemas to, in another dialect
     /// (`alternate_target:`; @ai-sdk/google sends a recursive schema as `parametersJsonSchema`
     /// instead of the proto `parameters`): a projection in its dialect is held to its rules.
@@ -374,6 +377,24 @@ pub struct Table {
 }
 
 pub use crate::target::Limit;
+
+/// Where an external translator's users send a tool (`entry:` in its table). The adapter answers
+/// each case through `path` and, asked `via: entry`, through `call` itself with its transport
+/// stubbed; the `TRANSLATOR::entry` trial holds the two answers equal, so a table cannot name a
+/// function its users never reach.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntryPoint {
+    /// The public call a user makes to send a tool, as code, with the model or client it needs:
+    /// `anthropic.Anthropic().messages.create(model=..., tools=[{..., "strict": True}])`.
+    pub call: String,
+    /// The code path that call runs on the tool's schema, as the package names it (the function,
+    /// or "unchanged" when none touches it): `agents.strict_schema.ensure_strict_json_schema`.
+    pub path: String,
+    /// Where the projection is read, in the request the call builds (`body.tools[0].input_schema`)
+    /// or, for a framework without a client of its own, in what the named call site returns.
+    pub reads: String,
+}
 
 /// The target a table names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -502,6 +523,8 @@ struct TableFile {
     install: Option<String>,
     #[serde(default)]
     package: Option<String>,
+    #[serde(default)]
+    entry: Option<EntryPoint>,
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
@@ -714,6 +737,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     if file.run.is_some() && file.package.as_deref().is_none_or(|p| p.trim().is_empty()) {
         errors.push(err(top_level_line(text, "run"), "an external translator (`run:`) names its `package:` and pinned version, e.g. `package: \"@mastra/schema-compat 1.3.11 (npm)\"`".to_owned()));
     }
+    errors.extend(entry_errors(text, file.run.is_some(), file.entry.as_ref()).into_iter().map(|(line, message)| err(line, message)));
 
     let mut keywords = BTreeMap::new();
     for (name, row) in &file.keywords {
@@ -954,6 +978,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         run: file.run,
         install: file.install,
         package: file.package,
+        entry: file.entry,
         alternate_target,
         keywords,
         extensions,
@@ -1096,6 +1121,38 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
         issues: r.issues.clone(),
         marks,
     })
+}
+
+/// What is wrong with a table's `entry:`: an external translator (`run:`) must name where its
+/// users send a tool, with every field filled in; a built-in one has no entry to drive.
+fn entry_errors(text: &str, external: bool, entry: Option<&EntryPoint>) -> Vec<(Option<u64>, String)> {
+    let Some(entry) = entry else {
+        return if external {
+            vec![(
+                top_level_line(text, "run"),
+                "an external translator (`run:`) names its `entry:`: the public call its users make to send a tool (`call:`), the code path it runs on the schema (`path:`) and where the projection is read from the request (`reads:`)".to_owned(),
+            )]
+        } else {
+            Vec::new()
+        };
+    };
+    let line = top_level_line(text, "entry");
+    if !external {
+        return vec![(line, "`entry:` is for an external translator (`run:`), whose adapter drives it; a built-in translator has none".to_owned())];
+    }
+    [("call", &entry.call), ("path", &entry.path), ("reads", &entry.reads)]
+        .into_iter()
+        .filter(|(_, value)| is_placeholder(value))
+        .map(|(key, _)| (line, format!("`entry.{key}:` is a placeholder: say {}", entry_field_meaning(key))))
+        .collect()
+}
+
+fn entry_field_meaning(key: &str) -> &'static str {
+    match key {
+        "call" => "the public call a user makes to send a tool, e.g. `anthropic.Anthropic().messages.create(tools=[...])`",
+        "path" => "the code path that call runs on the schema, e.g. `agents.strict_schema.ensure_strict_json_schema`",
+        _ => "where in the request the call builds the projection is read, e.g. `body.tools[0].input_schema`",
+    }
 }
 
 /// Whether `text` is a placeholder rather than a value: empty, or a `TODO`.

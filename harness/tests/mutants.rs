@@ -1,8 +1,8 @@
 //! Testing the tester: translators with one historical defect each, claiming the `identity` table
 //! (everything preserved), must be caught on the own corpus, with the right direction.
 //!
-//! Each mutant reintroduces a defect observed in a real translator (opencode issues in
-//! `../shared/seeds/003_*`). A mutant that is not caught, or caught only for an unrelated reason,
+//! Each mutant reintroduces a defect observed in a real translator (opencode's schema issues,
+//! named on each mutant). A mutant that is not caught, or caught only for an unrelated reason,
 //! fails this test: the oracle would have let that defect through.
 
 use std::sync::Arc;

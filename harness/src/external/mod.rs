@@ -32,6 +32,7 @@
 //! Knobs (environment): [`TIMEOUT_ENV`] (per request, default 10 s), [`START_TIMEOUT_ENV`]
 //! (handshake, default 30 s) and [`protocol::STRICT_ENV`].
 
+pub mod entry;
 pub mod process;
 pub mod protocol;
 
@@ -46,7 +47,7 @@ use schema_fidelity_translators::{Crash, Fault, Outcome, Translator};
 use serde_json::Value;
 
 use self::process::{Process, ReceiveError, StdoutEvent};
-use self::protocol::{AnswerBody, LineError, Response, Started};
+use self::protocol::{AnswerBody, LineError, Response, Started, Via};
 
 /// Milliseconds an adapter may take to answer one request.
 pub const TIMEOUT_ENV: &str = "SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS";
@@ -239,8 +240,19 @@ impl Adapter {
         }
     }
 
-    /// Ask the adapter to translate `schema` with `translator`.
+    /// Ask the adapter to translate `schema` with `translator`, through the code path its table
+    /// names.
     pub fn translate(&self, translator: &str, schema: &Value) -> Outcome {
+        self.request(translator, schema, None)
+    }
+
+    /// Ask the adapter to translate `schema` through the public call `translator`'s users make
+    /// (its table's `entry.call`, transport stubbed). A fault when the adapter does not drive it.
+    pub fn translate_through_entry(&self, translator: &str, schema: &Value) -> Outcome {
+        self.request(translator, schema, Some(Via::Entry))
+    }
+
+    fn request(&self, translator: &str, schema: &Value, via: Option<Via>) -> Outcome {
         let mut state = self.lock();
         if let Err(message) = self.ensure_running(&mut state) {
             return faulted(message);
@@ -257,9 +269,17 @@ impl Adapter {
                 crate::terminal::sanitize(&running.started.translators.join(", "))
             ));
         }
+        if via == Some(Via::Entry) && !running.started.entries.iter().any(|t| t == translator) {
+            return faulted(format!(
+                "{} ({} {}) does not drive the entry of translator `{translator}` (its handshake lists no `entries` for it): give `serve` an entry function for it",
+                self.spec.label(),
+                running.started.name,
+                running.started.version
+            ));
+        }
         let id = running.next_id;
         running.next_id += 1;
-        match self.exchange(running, id, translator, schema) {
+        match self.exchange(running, id, translator, schema, via) {
             Ok(outcome) => {
                 running.hangs = 0;
                 outcome
@@ -283,8 +303,8 @@ impl Adapter {
         }
     }
 
-    fn exchange(&self, running: &mut Running, id: u64, translator: &str, schema: &Value) -> Result<Outcome, Breakage> {
-        let request = protocol::TranslateRequest { id, translator, schema };
+    fn exchange(&self, running: &mut Running, id: u64, translator: &str, schema: &Value, via: Option<Via>) -> Result<Outcome, Breakage> {
+        let request = protocol::TranslateRequest { id, translator, schema, via };
         if self.config.strict {
             let value = serde_json::to_value(&request).unwrap_or(Value::Null);
             if let Err(e) = protocol::check_request(&value) {
@@ -457,6 +477,10 @@ impl Translator for ExternalTranslator {
 
     fn unavailable(&self) -> Option<String> {
         self.adapter.unavailable()
+    }
+
+    fn through_entry(&self, source: &Value) -> Option<Outcome> {
+        Some(self.adapter.translate_through_entry(&self.name, source))
     }
 }
 

@@ -111,6 +111,16 @@ pub struct TranslatorReport {
     pub adapter: Option<String>,
     /// For an external translator: its package and pinned version (the table's `package:`).
     pub package: Option<String>,
+    /// For an external translator: where its users send a tool (the table's `entry:`).
+    pub entry: Option<EntryReport>,
+}
+
+/// The table's `entry:`, as `report.json` gives it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryReport {
+    pub call: String,
+    pub path: String,
+    pub reads: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -432,6 +442,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             unavailable: None,
             adapter: None,
             package: None,
+            entry: None,
         };
     };
     let rows = ordered_rows(table)
@@ -489,6 +500,7 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         unavailable: None,
         adapter: table.run.as_ref().map(|r| r.join(" ")),
         package: table.package.clone(),
+        entry: table.entry.as_ref().map(|e| EntryReport { call: e.call.clone(), path: e.path.clone(), reads: e.reads.clone() }),
     }
 }
 

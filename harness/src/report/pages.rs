@@ -33,6 +33,11 @@ pub fn page(t: &TranslatorReport, report: &Report) -> String {
     if let Some(package) = &t.package {
         let _ = writeln!(s, "| external translator | {} |", md_inline(package));
     }
+    if let Some(entry) = &t.entry {
+        let _ = writeln!(s, "| entry (the call users make) | {} |", code(&md_inline(&entry.call)));
+        let _ = writeln!(s, "| path (what it runs on the schema) | {} |", md_inline(&entry.path));
+        let _ = writeln!(s, "| projection read at | {} |", code(&md_inline(&entry.reads)));
+    }
     let _ = writeln!(s, "| source | {} |", md_inline(source));
     let _ = writeln!(s, "| target | {} |", t.target.as_deref().map_or_else(|| "none".to_owned(), |n| format!("[`{n}`](../targets/{n}.yaml)")));
     if let Some(n) = &t.alternate_target {
@@ -237,6 +242,11 @@ pub fn html_page(t: &TranslatorReport, report: &Report) -> String {
     if let Some(run) = &t.adapter {
         let package = t.package.as_deref().map_or_else(String::new, |p| format!(" <b>{}</b>,", html(p)));
         fact(&mut s, "external", format!("<span class=\"external\">external translator</span>{package} run as <code>{}</code>", html(run)));
+    }
+    if let Some(entry) = &t.entry {
+        fact(&mut s, "entry", format!("<code>{}</code>", html(&entry.call)));
+        fact(&mut s, "path", html(&entry.path));
+        fact(&mut s, "projection read at", format!("<code>{}</code>", html(&entry.reads)));
     }
     fact(&mut s, "source", html(source));
     fact(&mut s, "dialect", format!("<code>{}</code>", html(t.dialect.as_deref().unwrap_or("json-schema"))));
