@@ -12,7 +12,7 @@
 // pi-ai creates per call use) records the body and answers 400; the Bedrock client (AWS SDK, its own
 // HTTP/2 handler) gets a middleware at its finalizeRequest step that records the serialized body and
 // throws before any connection. Nothing reaches the network; each projection is read from the body.
-// Tables: dispositions/pi-ai-anthropic.yaml, pi-ai-google.yaml, pi-ai-openai.yaml, pi-ai-bedrock.yaml.
+// Tables: dispositions/mz-pi-ai-anthropic.yaml, mz-pi-ai-google.yaml, mz-pi-ai-openai.yaml, mz-pi-ai-bedrock.yaml.
 
 import { readFile } from "node:fs/promises";
 import { serve } from "./sf-adapter.mjs";
@@ -62,10 +62,10 @@ if (bedrock) {
 
 // provider, model id, where the request carries the tool's schema and how it is spoken.
 const PATHS = {
-  "pi-ai-anthropic": ["anthropic", "claude-sonnet-4-5", (b) => b.tools[0].input_schema, "json-schema"],
-  "pi-ai-google": ["google", "gemini-2.5-flash", (b) => b.tools[0].functionDeclarations[0].parametersJsonSchema, "json-schema"],
-  "pi-ai-openai": ["openai", "gpt-5", (b) => b.tools[0].parameters, "json-schema"],
-  "pi-ai-bedrock": ["amazon-bedrock", "anthropic.claude-sonnet-4-5-20250929-v1:0", (b) => b.toolConfig.tools[0].toolSpec.inputSchema.json, "json-schema"],
+  "mz-pi-ai-anthropic": ["anthropic", "claude-sonnet-4-5", (b) => b.tools[0].input_schema, "json-schema"],
+  "mz-pi-ai-google": ["google", "gemini-2.5-flash", (b) => b.tools[0].functionDeclarations[0].parametersJsonSchema, "json-schema"],
+  "mz-pi-ai-openai": ["openai", "gpt-5", (b) => b.tools[0].parameters, "json-schema"],
+  "mz-pi-ai-bedrock": ["amazon-bedrock", "anthropic.claude-sonnet-4-5-20250929-v1:0", (b) => b.toolConfig.tools[0].toolSpec.inputSchema.json, "json-schema"],
 };
 
 const translator = (name) => async (schema) => {
@@ -87,7 +87,7 @@ const translator = (name) => async (schema) => {
 };
 
 await serve({
-  name: "pi-ai",
+  name: "mz-pi-ai",
   version: await version(PACKAGE),
   translators: Object.fromEntries(Object.keys(PATHS).map((name) => [name, translator(name)])),
   packages: { [PACKAGE]: await version(PACKAGE) },
