@@ -2,15 +2,18 @@
 // The user's call: `generateText({ model: anthropic("claude-sonnet-4-5"), tools: { f: tool({
 // inputSchema: jsonSchema(schema) }) } })` (`jsonSchema` is how the AI SDK takes a JSON Schema, an
 // MCP tool's included). `ai`'s prepareTools hands the schema over unchanged, and the provider's
-// prepareTools sends it as `tools[0].input_schema` (no `strict` unless the tool asks for it). The
-// provider gets a `fetch` stub that records the request body and answers 400, so nothing reaches the
-// network; the projection is read from that body.
+// `getArgs` -> `prepareTools` sends it as `tools[0].input_schema: tool.inputSchema` (no `strict`
+// unless the tool asks for it).
+// The code path (the table's `entry.path`) is the model's `getArgs` on the tool as `ai` hands it
+// over; the entry makes `generateText` itself with a `Wire` fetch (nothing reaches the network)
+// and reads the tool from the request body.
 // Table: dispositions/ai-sdk-anthropic.yaml.
 
 import { readFile } from "node:fs/promises";
-import { serve } from "./sf-adapter.mjs";
+import { Wire, serve } from "./sf-adapter.mjs";
 
 const PACKAGE = "@ai-sdk/anthropic";
+const MODEL = "claude-sonnet-4-5";
 const here = new URL(".", import.meta.url);
 
 let ai, anthropic, unavailable;
@@ -28,27 +31,28 @@ const version = async (name) => {
   }
 };
 
-let body;
-// The stub answers 400 (which no client retries) so that the call ends at once.
-const stub = async (_url, init) => {
-  body = JSON.parse(init.body);
-  return new Response(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "stub fetch: the request is recorded, never sent" } }), { status: 400, headers: { "content-type": "application/json" } });
+const never = async () => {
+  throw new Error("getArgs sends no request");
 };
 
 async function translate(schema) {
-  body = undefined;
-  const model = anthropic.createAnthropic({ apiKey: "x", fetch: stub })("claude-sonnet-4-5");
-  try {
-    await ai.generateText({
-      model,
-      prompt: "hi",
-      maxRetries: 0,
-      tools: { f: ai.tool({ inputSchema: ai.jsonSchema(structuredClone(schema)) }) },
-    });
-  } catch (error) {
-    if (body === undefined) throw error;
-  }
-  if (body === undefined) throw new Error("generateText returned without sending a request");
+  const model = anthropic.createAnthropic({ apiKey: "x", fetch: never })(MODEL);
+  // doGenerate passes the betas its headers name; there are none here.
+  const { args } = await model.getArgs({
+    userSuppliedBetas: new Set(),
+    prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+    tools: [{ type: "function", name: "f", inputSchema: structuredClone(schema) }],
+  });
+  return { schema: args.tools[0].input_schema, dialect: "json-schema" };
+}
+
+const wire = new Wire();
+
+async function entry(schema) {
+  const model = anthropic.createAnthropic({ apiKey: "x", fetch: wire.fetch })(MODEL);
+  const body = await wire.send(() =>
+    ai.generateText({ model, prompt: "hi", maxRetries: 0, tools: { f: ai.tool({ inputSchema: ai.jsonSchema(structuredClone(schema)) }) } }),
+  );
   return { schema: body.tools[0].input_schema, dialect: "json-schema" };
 }
 
@@ -56,6 +60,7 @@ await serve({
   name: "ai-sdk-anthropic",
   version: await version(PACKAGE),
   translators: { "ai-sdk-anthropic": translate },
+  entries: { "ai-sdk-anthropic": entry },
   packages: { [PACKAGE]: await version(PACKAGE), ai: await version("ai") },
   unavailable,
 });

@@ -1,14 +1,17 @@
 // Adapter: @ai-sdk/openai 4.x (the AI SDK 7 line), what a strict function tool becomes on the wire.
 // The user's call: `generateText({ model: openai("gpt-5"), tools: { f: tool({ inputSchema:
 // jsonSchema(schema), strict: true }) } })` (`jsonSchema` is how the AI SDK takes a JSON Schema, an
-// MCP tool's included). `ai`'s prepareTools hands the schema over unchanged; the Responses model
-// (`openai(...)`, the provider's default) runs `prepareFunctionTool` -> `normalizeOpenAIJsonSchema`
-// and sends `tools[0].parameters` with `strict: true`. The provider gets a `fetch` stub that records
-// the request body and throws, so nothing reaches the network; the projection is read from that body.
+// MCP tool's included). `ai`'s prepareTools hands the schema over unchanged (`asSchema(...).jsonSchema`)
+// with the tool's `strict`; the Responses model (`openai(...)`, the provider's default) runs
+// `getArgs` -> `prepareFunctionTool` -> `normalizeOpenAIJsonSchema` and sends `tools[0].parameters`
+// with `strict: true`.
+// The code path (the table's `entry.path`) is the Responses model's `getArgs` on the tool as `ai`
+// hands it over; the entry makes `generateText` itself with a `Wire` fetch (nothing reaches the
+// network) and reads the tool from the request body.
 // Table: dispositions/ai-sdk-openai.yaml.
 
 import { readFile } from "node:fs/promises";
-import { Refusal, escapeToken, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, serve } from "./sf-adapter.mjs";
 
 const PACKAGE = "@ai-sdk/openai";
 const here = new URL(".", import.meta.url);
@@ -26,13 +29,6 @@ const version = async (name) => {
   } catch {
     return "not installed";
   }
-};
-
-let body;
-// The stub answers 400 (which no client retries) so that the call ends at once.
-const stub = async (_url, init) => {
-  body = JSON.parse(init.body);
-  return new Response(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "stub fetch: the request is recorded, never sent" } }), { status: 400, headers: { "content-type": "application/json" } });
 };
 
 // normalizeOpenAIJsonSchema throws UnsupportedFunctionalityError on purpose for a `propertyNames`
@@ -71,35 +67,63 @@ function locate(node, pointer) {
   );
 }
 
-async function translate(schema) {
-  body = undefined;
-  const model = openai.createOpenAI({ apiKey: "x", fetch: stub })("gpt-5");
-  try {
-    await ai.generateText({
-      model,
-      prompt: "hi",
-      maxRetries: 0,
-      tools: { f: ai.tool({ inputSchema: ai.jsonSchema(structuredClone(schema)), strict: true }) },
-    });
-  } catch (error) {
-    if (body === undefined) {
-      if (error?.name === "AI_UnsupportedFunctionalityError" && /propertyNames/.test(error.message)) {
-        const pointer = locate(schema, "");
-        if (pointer !== undefined) throw new Refusal("propertyNames", pointer, error.message);
-      }
-      throw error;
-    }
+// The deliberate refusal, with the node it stands on; anything else the call throws propagates.
+function cited(schema, error) {
+  if (error?.name === "AI_UnsupportedFunctionalityError" && /propertyNames/.test(error.message)) {
+    const pointer = locate(schema, "");
+    if (pointer !== undefined) return new Refusal("propertyNames", pointer, error.message);
   }
-  if (body === undefined) throw new Error("generateText returned without sending a request");
-  const tool = body.tools[0];
+  return undefined;
+}
+
+function fromTool(tool) {
   if (tool.strict !== true) throw new Error(`the tool was not sent strict: ${JSON.stringify(tool)}`);
   return { schema: tool.parameters, dialect: "json-schema", strict: true };
+}
+
+const never = async () => {
+  throw new Error("getArgs sends no request");
+};
+
+async function translate(schema) {
+  const model = openai.createOpenAI({ apiKey: "x", fetch: never })("gpt-5");
+  let args;
+  try {
+    ({ args } = await model.getArgs({
+      prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      tools: [{ type: "function", name: "f", inputSchema: structuredClone(schema), strict: true }],
+    }));
+  } catch (error) {
+    throw cited(schema, error) ?? error;
+  }
+  return fromTool(args.tools[0]);
+}
+
+const wire = new Wire();
+
+async function entry(schema) {
+  const model = openai.createOpenAI({ apiKey: "x", fetch: wire.fetch })("gpt-5");
+  let body;
+  try {
+    body = await wire.send(() =>
+      ai.generateText({
+        model,
+        prompt: "hi",
+        maxRetries: 0,
+        tools: { f: ai.tool({ inputSchema: ai.jsonSchema(structuredClone(schema)), strict: true }) },
+      }),
+    );
+  } catch (error) {
+    throw cited(schema, error) ?? error;
+  }
+  return fromTool(body.tools[0]);
 }
 
 await serve({
   name: "ai-sdk-openai",
   version: await version(PACKAGE),
   translators: { "ai-sdk-openai": translate },
+  entries: { "ai-sdk-openai": entry },
   packages: { [PACKAGE]: await version(PACKAGE), ai: await version("ai") },
   unavailable,
 });

@@ -3,15 +3,16 @@
 // takes a Standard Schema validator and, documented for validators that cannot produce a JSON Schema
 // themselves, an explicit `schema:` JSON Schema. Both end in the same `toStrictJsonSchema`
 // (openai/lib/transform), through `normalizeStructuredOutputSchema` here. The user's call:
-// `client.chat.completions.create({ tools: [standardFunction({ name, parameters: validator, schema })] })`;
-// the client gets a `fetch` stub that records the request body and answers 400 (nothing reaches the
-// network), and the projection is `tools[0].function.parameters` of that body, sent `strict: true`.
+// `client.chat.completions.create({ tools: [standardFunction({ name, parameters: validator, schema })] })`.
+// The code path (the table's `entry.path`) is `standardFunction` itself: the adapter reads the
+// tool's `function.parameters`. The entry makes the call with a `Wire` fetch (nothing reaches the
+// network) and reads `tools[0].function.parameters` from the request body, sent `strict: true`.
 // The helper throws on purpose where a schema cannot be made strict without changing what it
 // accepts; its messages name the keyword and the path: those are its refusals.
 // Table: dispositions/openai-node-strict.yaml.
 
 import { readFile } from "node:fs/promises";
-import { Refusal, escapeToken, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, serve } from "./sf-adapter.mjs";
 
 const PACKAGE = "openai";
 const here = new URL(".", import.meta.url);
@@ -29,13 +30,6 @@ const version = async (name) => {
   } catch {
     return "not installed";
   }
-};
-
-let body;
-// The stub answers 400 (which no client retries) so that the call ends at once.
-const stub = async (_url, init) => {
-  body = JSON.parse(init.body);
-  return new Response(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "stub fetch: the request is recorded, never sent" } }), { status: 400, headers: { "content-type": "application/json" } });
 };
 
 // A validator that accepts what it is given: the adapter measures the schema the helper sends,
@@ -89,29 +83,36 @@ function firstWith(node, keyword, pointer) {
   return undefined;
 }
 
-async function translate(schema) {
-  body = undefined;
-  const client = new OpenAI({ apiKey: "x", fetch: stub, maxRetries: 0 });
-  try {
-    const tool = standardFunction({ name: "f", parameters: validator, schema: structuredClone(schema) });
-    await client.chat.completions.create({ model: "gpt-5", messages: [{ role: "user", content: "hi" }], tools: [tool] });
-  } catch (error) {
-    if (body === undefined) {
-      const cited = refusal(schema, error);
-      if (cited) throw cited;
-      throw error;
-    }
-  }
-  if (body === undefined) throw new Error("the client returned without sending a request");
-  const fn = body.tools[0].function;
+function fromFunction(fn) {
   if (fn.strict !== true) throw new Error(`the tool was not sent strict: ${JSON.stringify(fn)}`);
   return { schema: fn.parameters, dialect: "json-schema", strict: true };
+}
+
+function tool(schema) {
+  try {
+    return standardFunction({ name: "f", parameters: validator, schema: structuredClone(schema) });
+  } catch (error) {
+    throw refusal(schema, error) ?? error;
+  }
+}
+
+async function translate(schema) {
+  return fromFunction(structuredClone(tool(schema).function));
+}
+
+const wire = new Wire();
+
+async function entry(schema) {
+  const client = new OpenAI({ apiKey: "x", fetch: wire.fetch, maxRetries: 0 });
+  const body = await wire.send(() => client.chat.completions.create({ model: "gpt-5", messages: [{ role: "user", content: "hi" }], tools: [tool(schema)] }));
+  return fromFunction(body.tools[0].function);
 }
 
 await serve({
   name: "openai-node-strict",
   version: await version(PACKAGE),
   translators: { "openai-node-strict": translate },
+  entries: { "openai-node-strict": entry },
   packages: { [PACKAGE]: await version(PACKAGE) },
   unavailable,
 });
