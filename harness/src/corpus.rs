@@ -29,6 +29,10 @@ use serde_json::{Map, Value, json};
 use serde_saphyr::Spanned;
 use walkdir::WalkDir;
 
+/// The start of the `$id` the harness gives a wrapped suite case's schema (CONTRACT §8): a grammar
+/// offence at such an `$id` is the harness's, not the translator's.
+pub const WRAPPED_ID_PREFIX: &str = "urn:schema-fidelity:";
+
 /// One schema case.
 #[derive(Debug, Clone)]
 pub struct Case {
@@ -329,7 +333,7 @@ pub fn load_suite_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, Corpus
             if *n > 1 {
                 slug = format!("{slug}-{n}");
             }
-            let (schema, wrapped) = wrap(c.schema, &format!("urn:schema-fidelity:{id_prefix}:{index}"));
+            let (schema, wrapped) = wrap(c.schema, &format!("{WRAPPED_ID_PREFIX}{id_prefix}:{index}"));
             let instances = c
                 .tests
                 .into_iter()

@@ -101,37 +101,65 @@ impl Disposition {
 /// What an approximated keyword became: a closed vocabulary, because the oracle builds from it the
 /// bound a deviation must stay within where the keyword stands (see [`crate::attribution`]). The
 /// details go in the row's `note`.
+///
+/// Each word is bounded exactly for the keywords and the direction it fits ([`Becomes::fits`]);
+/// the lint rejects a word that does not fit, naming the words that do, so no row falls back to
+/// "its node may become anything".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Becomes {
-    /// Removed from the projection.
+    /// Removed from the projection (widening: the occurrence as if absent; narrowing: only a
+    /// `$schema` naming a meta-schema of its own, whose vocabulary the source used).
     Dropped,
-    /// Removed, and stated in the description the model reads.
+    /// Removed, and stated in the description the model reads (bounded as [`Becomes::Dropped`]).
     Description,
     /// `oneOf` written as `anyOf`.
     AnyOf,
-    /// Merged into its neighbours (an `allOf` folded into one schema).
+    /// Merged into its neighbours (an `allOf` folded into one schema, a `$ref`'s siblings laid over
+    /// its target): widening, bounded as the keyword removed.
     Merged,
-    /// The object holding it is closed: `additionalProperties: false` where it had none.
+    /// The object holding it is closed over what it declares: `additionalProperties: false` (or
+    /// `unevaluatedProperties: false` where in-place applicators declare keys too).
     Closed,
     /// Every property of the object holding it is required.
     Required,
     /// Both [`Becomes::Closed`] and [`Becomes::Required`] (OpenAI strict's objects).
     ClosedRequired,
-    /// Its value became `false`.
+    /// Its value became `false` (a data keyword: it rejects every instance it applies to).
     False,
     /// A `type` list cut to its first member.
     FirstMember,
-    /// A reference cycle unrolled and cut: only a `$ref` that lies on a cycle deviates.
+    /// `null` removed from a `type` list or an `enum` (a nullable value made non-nullable).
+    NullDropped,
+    /// A reference cycle unrolled and cut: only a `$ref` that lies on a cycle deviates (narrowing:
+    /// cut to `false`; widening: cut to `true`).
     Unrolled,
-    /// Rewritten some other way (the note says how). The oracle's bound is the loosest: in the
-    /// widening direction the keyword as if removed, in the narrowing one its schema node as if
-    /// `false`.
+    /// An any-value position (`true`, an absent `items`) written as a finite union whose arrays
+    /// nest at most `depth` levels (the row's `depth:`).
+    NestingBounded,
+    /// An any-value position written as a value whose objects are all empty (OpenAI strict's
+    /// any-value definition), and an absent `additionalProperties` as `false`.
+    ObjectsEmptied,
+    /// A draft-07 spelling enforced with its draft-07 meaning (`additionalItems` beside
+    /// `prefixItems` as `items`, `dependencies` split into `dependentRequired` and
+    /// `dependentSchemas`), where draft 2020-12 reads it as an annotation.
+    Upgraded,
+    /// A numeric, length or count bound moved inward by an amount the note gives: bounded as the
+    /// keyword rejecting every instance it applies to, and pinned on the keyword (the projection
+    /// must reject the witness at this keyword's family, never at a sibling's).
+    BoundsTightened,
+    /// Where the keyword appears, the translator replaces the whole tool by a fallback that
+    /// asserts nothing but the root's type (a widening of the whole document, only when the
+    /// projection is such a fallback).
+    WholeTool,
+    /// Rewritten some other way (the note says how). Widening: the keyword as if removed.
+    /// Narrowing: bounded like [`Becomes::BoundsTightened`] (the keyword rejects what it applies
+    /// to, pinned on the keyword); CONTRACT §10 lists it as the one loose word.
     Rewritten,
 }
 
 impl Becomes {
     /// Every value, in the order the lint lists them.
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 17] = [
         Self::Dropped,
         Self::Description,
         Self::AnyOf,
@@ -141,7 +169,13 @@ impl Becomes {
         Self::ClosedRequired,
         Self::False,
         Self::FirstMember,
+        Self::NullDropped,
         Self::Unrolled,
+        Self::NestingBounded,
+        Self::ObjectsEmptied,
+        Self::Upgraded,
+        Self::BoundsTightened,
+        Self::WholeTool,
         Self::Rewritten,
     ];
 
@@ -158,7 +192,13 @@ impl Becomes {
             Self::ClosedRequired => "closed-required",
             Self::False => "false",
             Self::FirstMember => "first-member",
+            Self::NullDropped => "null-dropped",
             Self::Unrolled => "unrolled",
+            Self::NestingBounded => "nesting-bounded",
+            Self::ObjectsEmptied => "objects-emptied",
+            Self::Upgraded => "upgraded",
+            Self::BoundsTightened => "bounds-tightened",
+            Self::WholeTool => "whole-tool",
             Self::Rewritten => "rewritten",
         }
     }
@@ -168,11 +208,64 @@ impl Becomes {
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|b| b.name() == name)
     }
+
+    /// Whether the word can say what `keyword` (with a value of form `form`) became in
+    /// `direction`: the oracle bounds each word exactly only where it fits.
+    #[must_use]
+    pub fn fits(self, keyword: &str, form: Option<Form>, direction: Direction) -> bool {
+        let schema_valued = schema_fidelity_translators::walk::value_kind(keyword).is_some();
+        let reference = matches!(keyword, "$ref" | "$dynamicRef");
+        match (direction, self) {
+            // A widening loosens the occurrence where it stands: any asserting keyword can lose
+            // its assertion. Only these words say how.
+            (Direction::Widening, Self::Dropped | Self::Description | Self::Rewritten | Self::WholeTool) => keyword != "true",
+            (Direction::Widening, Self::AnyOf) => keyword == "oneOf",
+            (Direction::Widening, Self::Merged) => matches!(keyword, "allOf" | "$ref" | "$dynamicRef" | "anyOf" | "oneOf"),
+            (Direction::Widening, Self::Unrolled) => reference,
+            (Direction::Widening, _) => false,
+            (Direction::Narrowing, Self::Closed) => {
+                matches!(keyword, "properties" | "patternProperties" | "additionalProperties" | "unevaluatedProperties" | "type" | "true")
+            }
+            (Direction::Narrowing, Self::Required) => matches!(keyword, "properties" | "required"),
+            (Direction::Narrowing, Self::ClosedRequired) => keyword == "properties",
+            // A data keyword whose value became unsatisfiable rejects every instance it applies to.
+            (Direction::Narrowing, Self::False) => keyword != "false" && (schema_valued || vocabulary::asserts(keyword) || keyword == "true"),
+            (Direction::Narrowing, Self::FirstMember) => keyword == "type" && form.is_none_or(|f| f == Form::List),
+            (Direction::Narrowing, Self::NullDropped) => matches!(keyword, "type" | "enum" | "const" | "nullable"),
+            (Direction::Narrowing, Self::Unrolled) => reference,
+            (Direction::Narrowing, Self::NestingBounded | Self::ObjectsEmptied) => keyword == "true" || matches!(keyword, "items" | "additionalProperties"),
+            (Direction::Narrowing, Self::Upgraded) => matches!(keyword, "additionalItems" | "dependencies"),
+            (Direction::Narrowing, Self::BoundsTightened) => matches!(
+                keyword,
+                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" | "minLength" | "maxLength" | "minItems" | "maxItems"
+                    | "minProperties" | "maxProperties" | "minContains" | "maxContains"
+            ),
+            (Direction::Narrowing, Self::Dropped) => keyword == "$schema",
+            (Direction::Narrowing, Self::Rewritten) => keyword != "false",
+            (Direction::Narrowing, _) => false,
+        }
+    }
+
+    /// The words that fit `keyword` (of form `form`) in `direction`, for the lint's message.
+    #[must_use]
+    pub fn fitting(keyword: &str, form: Option<Form>, direction: Direction) -> Vec<&'static str> {
+        Self::ALL.into_iter().filter(|b| b.fits(keyword, form, direction)).map(Self::name).collect()
+    }
 }
 
 impl fmt::Display for Becomes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Becomes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Self::parse(text.trim()).ok_or_else(|| {
+            let names: Vec<_> = Self::ALL.iter().map(|b| b.name()).collect();
+            serde::de::Error::custom(format!("`to: {text}` is not one of {}", names.join(", ")))
+        })
     }
 }
 
@@ -187,15 +280,42 @@ pub struct KnownViolation {
     /// A witness instance and both verdicts, in words.
     #[serde(default)]
     pub witness: Option<String>,
-    /// The translator replaces the whole tool where this row's keyword appears (a fallback), so
-    /// the deviation is not bounded by the keyword's position but by the whole document.
+    /// What the keyword became, from the vocabulary of `to:`: the mark then bounds like a row with
+    /// that word. Without it, a widening mark bounds the occurrence as removed (and nothing else),
+    /// and a narrowing mark is *pinned*: it explains only a witness whose every occurrence at
+    /// fault is on a row marked so (CONTRACT §7).
     #[serde(default)]
-    pub whole_tool: bool,
+    pub to: Option<Becomes>,
+    /// Where the mark applies, when not to every occurrence of its row.
+    #[serde(default, rename = "where")]
+    pub scope: Option<MarkScope>,
     /// The translator throws where this row's keyword appears: a text its error message contains
     /// (`TypeError`, `'bool' object has no attribute`). Only such a mark covers a crash, and it
     /// covers nothing else (CONTRACT §7).
     #[serde(default)]
     pub crash: Option<String>,
+}
+
+/// Which occurrences of its row a mark covers (`where:`), so that a mark is as narrow as the
+/// defect: one property name under `properties` rather than every property.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkScope {
+    /// For a keyword holding a schema map (`properties`, `patternProperties`, `dependentSchemas`,
+    /// `$defs`): only these entries.
+    #[serde(default)]
+    pub names: Vec<String>,
+    /// Only occurrences whose value is this (a `type` of `"null"`, a `format` of `"uuid"`).
+    #[serde(default)]
+    pub value: Option<Value>,
+}
+
+impl MarkScope {
+    /// Whether an occurrence holding `value` is in scope.
+    #[must_use]
+    pub fn covers_value(&self, value: &Value) -> bool {
+        self.value.as_ref().is_none_or(|v| schema_fidelity_translators::equality::json_eq(v, value))
+    }
 }
 
 impl KnownViolation {
@@ -250,6 +370,8 @@ pub struct Row {
     pub disposition: Disposition,
     /// For an approximation, what the keyword became in words (`to:` is the oracle's token).
     pub becomes: Option<String>,
+    /// For `to: nesting-bounded`: how many levels arrays may nest at an any-value position.
+    pub depth: Option<u32>,
     pub note: Option<String>,
     pub issues: Vec<String>,
     /// The row's `known_violation` marks: at most one per class (widening, narrowing, each crash
@@ -372,6 +494,11 @@ pub struct Table {
     /// (`alternate_target:`; @ai-sdk/google sends a recursive schema as `parametersJsonSchema`
     /// instead of the proto `parameters`): a projection in its dialect is held to its rules.
     pub alternate_target: Option<Box<crate::target::Target>>,
+    /// Behaviours that cut across keywords (`rules:`), each bounded exactly.
+    pub rules: Vec<TableRule>,
+    /// The surface a projection sent with `strict: false` is judged by (the target's
+    /// `when_not_strict`).
+    pub not_strict_target: Option<Box<crate::target::Target>>,
     keywords: BTreeMap<String, Entry>,
     extensions: Vec<(String, Entry)>,
 }
@@ -411,15 +538,27 @@ impl Table {
         self.limits.get(name).or_else(|| self.bounds.get(name))
     }
 
-    /// The table as it judges a projection in `dialect`: itself, or, when the projection went to
-    /// its alternate target, the same rows under that target's rules (its grammar, cycle rule,
-    /// object-root rule and limits). `None` when neither surface speaks `dialect`.
+    /// The table as it judges a projection in `dialect` sent with the strict flag `strict`: itself,
+    /// or, when the projection went to its alternate target (another dialect) or was sent
+    /// non-strict (`strict: false` where the target names its non-strict surface), the same rows
+    /// under that surface's rules (its grammar, cycle rule, object-root rule and limits). `None`
+    /// when no surface speaks `dialect`.
     #[must_use]
-    pub fn for_dialect(&self, dialect: Dialect) -> Option<std::borrow::Cow<'_, Self>> {
+    pub fn for_projection(&self, dialect: Dialect, strict: Option<bool>) -> Option<std::borrow::Cow<'_, Self>> {
+        if strict == Some(false)
+            && let Some(loose) = self.not_strict_target.as_deref().filter(|t| t.dialect == dialect)
+        {
+            return Some(std::borrow::Cow::Owned(self.switched_to(loose)));
+        }
         if dialect == self.dialect {
             return Some(std::borrow::Cow::Borrowed(self));
         }
         let alternate = self.alternate_target.as_deref().filter(|t| t.dialect == dialect)?;
+        Some(std::borrow::Cow::Owned(self.switched_to(alternate)))
+    }
+
+    /// The same rows under the rules of `alternate`.
+    fn switched_to(&self, alternate: &crate::target::Target) -> Self {
         let mut switched = self.clone();
         switched.target = Some(TargetRef { name: alternate.name.clone(), file: alternate.file.clone() });
         switched.dialect = alternate.dialect;
@@ -427,7 +566,7 @@ impl Table {
         switched.requires_object_root = alternate.requires_object_root;
         switched.recursion = alternate.recursion;
         switched.limits.clone_from(&alternate.limits);
-        Some(std::borrow::Cow::Owned(switched))
+        switched
     }
 }
 
@@ -528,6 +667,61 @@ struct TableFile {
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
+    #[serde(default)]
+    rules: BTreeMap<String, Spanned<RuleFile>>,
+}
+
+/// A table-level rule (`rules:`): a behaviour that cuts across keywords.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleFile {
+    direction: Direction,
+    note: String,
+    #[serde(default)]
+    issues: Vec<String>,
+    #[serde(default)]
+    known_violation: Option<KnownViolation>,
+}
+
+/// A behaviour of a translator that cuts across keywords, declared once for the whole table and
+/// bounded exactly by the oracle (instead of the same mark on dozens of rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleKind {
+    /// A schema node with no `type` and no `anyOf`/`oneOf`/`allOf`, or a node with `properties`,
+    /// is sent as `type: object`: a narrowing (an untyped node accepted every type).
+    UntypedAsObject,
+    /// Every property its object does not require also accepts `null`: a widening (the model is
+    /// told an optional property may be null).
+    OptionalNullable,
+}
+
+impl RuleKind {
+    pub const ALL: [Self; 2] = [Self::UntypedAsObject, Self::OptionalNullable];
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::UntypedAsObject => "untyped-as-object",
+            Self::OptionalNullable => "optional-nullable",
+        }
+    }
+
+    /// The direction the behaviour deviates in.
+    #[must_use]
+    pub fn direction(self) -> Direction {
+        match self {
+            Self::UntypedAsObject => Direction::Narrowing,
+            Self::OptionalNullable => Direction::Widening,
+        }
+    }
+}
+
+/// One `rules:` entry: its kind, and a row standing for it (its id, its disposition: approximated
+/// when declared, preserved with a `known_violation` when a defect; its marks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRule {
+    pub kind: RuleKind,
+    pub row: Row,
 }
 
 /// Extensions some target interprets (`nullable` in Gemini's proto and OpenAPI 3.0, `discriminator`,
@@ -628,6 +822,9 @@ struct RowFile {
     to: Option<String>,
     #[serde(default)]
     becomes: Option<String>,
+    /// For `to: nesting-bounded`: how many levels arrays may nest at an any-value position.
+    #[serde(default)]
+    depth: Option<u32>,
     #[serde(default)]
     note: Option<String>,
     #[serde(default)]
@@ -739,6 +936,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     }
     errors.extend(entry_errors(text, file.run.is_some(), file.entry.as_ref()).into_iter().map(|(line, message)| err(line, message)));
 
+    let mut tracked_rule_issues: Vec<(u64, String)> = Vec::new();
     let mut keywords = BTreeMap::new();
     for (name, row) in &file.keywords {
         let line = row.referenced.line();
@@ -847,6 +1045,16 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
             }
         }
     });
+    let not_strict_target = target.as_ref().and_then(|t| t.when_not_strict.clone()).and_then(|name| match crate::target::load(&targets_dir, &name) {
+        Ok(t) => Some(Box::new(t)),
+        Err(es) => {
+            let line = crate::target::key_line(text, "target");
+            for e in es {
+                errors.push(err(line, format!("the non-strict surface `{name}` of the target: {e}")));
+            }
+            None
+        }
+    });
     let mut bounds = BTreeMap::new();
     for (name, b) in &file.bounds {
         let line = Some(b.referenced.line());
@@ -902,6 +1110,18 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         check_issue(&v.value.issue, &mut |m| errors.push(err(Some(line), format!("`target_violations.{rule}`: {m}"))));
         if v.value.witness.trim().is_empty() {
             errors.push(err(Some(line), format!("`target_violations.{rule}` needs a `witness`")));
+        }
+        if r == TargetRule::Grammar {
+            for entry in &v.value.keywords {
+                let class = entry.rsplit_once(": ").map(|(_, c)| c);
+                if !class.is_some_and(|c| crate::oracle::GrammarError::ALL.iter().any(|e| e.name() == c)) {
+                    let names: Vec<&str> = crate::oracle::GrammarError::ALL.iter().map(|e| e.name()).collect();
+                    errors.push(err(
+                        Some(line),
+                        format!("`target_violations.grammar`: `{entry}` names a keyword but not the grammar error it covers: write `{}: <error>`, the error one of {}", entry.split(": ").next().unwrap_or(entry), names.join(", ")),
+                    ));
+                }
+            }
         }
         if matches!(r, TargetRule::Grammar | TargetRule::Limits) == v.value.keywords.is_empty() {
             errors.push(err(Some(line), format!("`target_violations.{rule}`: `keywords` lists what breaks the rule for `grammar` (projection keywords) and `limits` (limit names), and only there")));
@@ -961,6 +1181,55 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         }
     }
 
+    let mut rules = Vec::new();
+    for (name, r) in &file.rules {
+        let line = r.referenced.line();
+        let Some(kind) = RuleKind::ALL.into_iter().find(|k| k.name() == name) else {
+            let names: Vec<_> = RuleKind::ALL.iter().map(|k| k.name()).collect();
+            errors.push(err(Some(line), format!("`rules`: `{name}` is not a rule the oracle bounds ({})", names.join(", "))));
+            continue;
+        };
+        let r = &r.value;
+        let mut fail = |message: String| errors.push(err(Some(line), format!("rule `{name}`: {message}")));
+        if r.direction != kind.direction() {
+            fail(format!("the rule is a {}, not a {}", kind.direction(), r.direction));
+        }
+        if is_placeholder(&r.note) {
+            fail("the `note` is a placeholder: say what the translator does".to_owned());
+        }
+        if let Some(k) = &r.known_violation {
+            check_issue(&k.issue, &mut fail);
+            if k.direction != kind.direction() || k.crash.is_some() || k.to.is_some() || k.scope.is_some() {
+                fail(format!("its `known_violation` has `direction: {}` and no `to`, `where` or `crash` (the rule says what it does)", kind.direction()));
+            }
+            tracked_rule_issues.push((line, k.issue.clone()));
+        }
+        let disposition = match &r.known_violation {
+            Some(_) => Disposition::Preserved { spelled_as: None },
+            None => Disposition::Approximated { direction: kind.direction(), to: Becomes::Rewritten },
+        };
+        let row = Row {
+            id: RowId { file: path.to_owned(), line, keyword: name.clone(), refinement: Some("rule".to_owned()) },
+            disposition,
+            becomes: None,
+            depth: None,
+            note: Some(r.note.clone()),
+            issues: r.issues.clone(),
+            marks: r.known_violation.clone().into_iter().collect(),
+        };
+        rules.push(TableRule { kind, row });
+    }
+    if !tracked_rule_issues.is_empty() {
+        let anchors = tracking_anchors(root);
+        for (line, issue) in &tracked_rule_issues {
+            if let Some(IssueRef::Tracking(anchor)) = issue_ref(issue)
+                && !anchors.contains(&anchor)
+            {
+                errors.push(err(Some(*line), format!("`known_violation` issue `TRACKING.md#{anchor}`: TRACKING.md has no entry `## {anchor}`")));
+            }
+        }
+    }
+
     errors.sort_by_key(|e| e.line.unwrap_or(u64::MAX));
     let table = Table {
         translator: file.translator,
@@ -980,6 +1249,8 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         package: file.package,
         entry: file.entry,
         alternate_target,
+        rules,
+        not_strict_target,
         keywords,
         extensions,
     };
@@ -1013,8 +1284,27 @@ fn entry(path: &Path, keyword: &str, row: &Spanned<RowFile>, errors: &mut Vec<Ta
             forms.insert(form, resolved);
         }
     }
+    // A widening row of a keyword whose `false` rejects something also governs that `false`
+    // unless a form says otherwise: that would declare the inversion `false` -> `{}`.
+    if FALSE_REJECTS.contains(&keyword) && !forms.contains_key(&Form::False) {
+        for r in base.iter().chain(at_root.iter()) {
+            if matches!(r.disposition, Disposition::Approximated { direction: Direction::Widening, .. }) {
+                errors.push(TableError {
+                    file: path.to_owned(),
+                    line: Some(r.id.line),
+                    message: format!(
+                        "`{keyword}` widens, and without a `\"false\"` form that row also governs `{keyword}: false`, where a widening is the inversion `false` -> `{{}}`: give `forms: {{\"false\": ...}}` a row of its own (preserved or refused; a `known_violation` if the translator drops it anyway)"
+                    ),
+                });
+            }
+        }
+    }
     Entry { base, at_root, forms }
 }
+
+/// Keywords holding one subschema whose `false` rejects what reaches it (a `false` under `not` or
+/// `if` rejects nothing by itself).
+const FALSE_REJECTS: &[&str] = &["additionalProperties", "items", "contains", "propertyNames", "then", "else", "unevaluatedItems", "unevaluatedProperties"];
 
 fn check_base_is_empty(path: &Path, keyword: &str, row: &Spanned<RowFile>, errors: &mut Vec<TableError>) {
     let r = &row.value;
@@ -1079,6 +1369,13 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
                 fail(format!("`to: {to}` is not one of {} (say the details in `note:`)", names.join(", ")));
                 return None;
             };
+            let form = refinement.as_deref().and_then(Form::parse);
+            if !to.fits(keyword, form, direction) {
+                fail(fits_message(keyword, form, direction, to, "row"));
+            }
+            if (to == Becomes::NestingBounded) != r.depth.is_some() {
+                fail("`depth:` goes with `to: nesting-bounded` (how many levels arrays nest at an any-value position), and only there".to_owned());
+            }
             Disposition::Approximated { direction, to }
         }
     };
@@ -1091,6 +1388,23 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
         fail("a `false` subschema may not be approximated as a widening: that is the inversion `false` -> `{}`; refuse it or keep it (a `known_violation` if the translator does it anyway)".to_owned());
     }
     let marks = r.known_violation.clone().map(Marks::into_vec).unwrap_or_default();
+    let form = refinement.as_deref().and_then(Form::parse);
+    for kv in &marks {
+        if let Some(to) = kv.to
+            && (!to.fits(keyword, form, kv.direction) || to == Becomes::NestingBounded)
+        {
+            fail(fits_message(keyword, form, kv.direction, to, "mark"));
+        }
+        if let Some(scope) = &kv.scope {
+            let map_valued = schema_fidelity_translators::walk::value_kind(keyword) == Some(vocabulary::ValueKind::SchemaMap);
+            if !scope.names.is_empty() && !map_valued {
+                fail(format!("`where: {{names}}` scopes a mark to entries of a schema map (`properties`, `patternProperties`, ...); `{keyword}` holds none"));
+            }
+            if scope.names.is_empty() && scope.value.is_none() {
+                fail("`where:` is empty: name the entries (`names:`) or the value (`value:`) the mark is about".to_owned());
+            }
+        }
+    }
     for (i, kv) in marks.iter().enumerate() {
         if marks[..i].iter().any(|other| other.class() == kv.class()) {
             fail(format!("two `known_violation` marks of one class ({}) on one row: merge them", kv.class()));
@@ -1103,7 +1417,7 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
             Some(_) if kv.direction != Direction::Narrowing => {
                 fail("a `crash:` mark has `direction: narrowing`: a translator that throws leaves the tool unusable".to_owned());
             }
-            Some(_) if kv.whole_tool => fail("a `crash:` mark bounds no projection, so `whole_tool` means nothing on it".to_owned()),
+            Some(_) if kv.to.is_some() || kv.scope.is_some() => fail("a `crash:` mark bounds no projection: `to` and `where` mean nothing on it".to_owned()),
             _ => {}
         }
     }
@@ -1117,6 +1431,7 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
         id: RowId { file: path.to_owned(), line, keyword: keyword.to_owned(), refinement },
         disposition,
         becomes: r.becomes.clone(),
+        depth: r.depth,
         note: r.note.clone(),
         issues: r.issues.clone(),
         marks,
@@ -1153,6 +1468,14 @@ fn entry_field_meaning(key: &str) -> &'static str {
         "path" => "the code path that call runs on the schema, e.g. `agents.strict_schema.ensure_strict_json_schema`",
         _ => "where in the request the call builds the projection is read, e.g. `body.tools[0].input_schema`",
     }
+}
+
+/// The lint's message for a `to:` that does not fit its keyword and direction, naming those that do.
+fn fits_message(keyword: &str, form: Option<Form>, direction: Direction, to: Becomes, what: &str) -> String {
+    let fitting = Becomes::fitting(keyword, form, direction);
+    let fitting = fitting.into_iter().filter(|w| !(what == "mark" && *w == "nesting-bounded")).collect::<Vec<_>>();
+    let words = if fitting.is_empty() { "none: this keyword cannot deviate that way by any word the oracle bounds".to_owned() } else { fitting.join(", ") };
+    format!("`to: {to}` does not fit `{keyword}` in a {direction} {what} (the oracle bounds each word only where it fits); words that fit: {words}")
 }
 
 /// Whether `text` is a placeholder rather than a value: empty, or a `TODO`.

@@ -45,6 +45,9 @@ pub struct Target {
     pub requires_object_root: bool,
     /// The provider's documented limits, each measured by the oracle.
     pub limits: BTreeMap<String, Limit>,
+    /// The surface a projection sent with `strict: false` goes to instead (a strict target's
+    /// non-strict mode: OpenAI function calling without `strict`), whose rules judge it.
+    pub when_not_strict: Option<String>,
 }
 
 /// A documented provider limit: a measure of the schema that must not exceed `value`.
@@ -73,6 +76,13 @@ struct TargetFile {
     object_root: Sourced<ObjectRootRule>,
     #[serde(default)]
     limits: BTreeMap<String, Spanned<LimitFile>>,
+    #[serde(default)]
+    when_not_strict: Option<Sourced<NotStrictRule>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct NotStrictRule {
+    target: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -223,6 +233,12 @@ pub fn parse(text: &str, shown: &Path, targets_dir: &Path) -> Result<Target, Vec
     if let Some(g) = &file.grammar {
         dated(&mut errors, "grammar", &g.source, &g.read, key_line(text, "grammar"));
     }
+    if let Some(n) = &file.when_not_strict {
+        dated(&mut errors, "when_not_strict", &n.source, &n.read, key_line(text, "when_not_strict"));
+        if !plain_name(&n.rule.target) || !targets_dir.join(format!("{}.yaml", n.rule.target)).is_file() {
+            errors.push(err(key_line(text, "when_not_strict"), format!("`when_not_strict.target: {}` names no target under targets/", n.rule.target)));
+        }
+    }
     let mut limits = BTreeMap::new();
     for (name, l) in &file.limits {
         let line = Some(l.referenced.line());
@@ -268,6 +284,7 @@ pub fn parse(text: &str, shown: &Path, targets_dir: &Path) -> Result<Target, Vec
         recursion: file.recursion.rule.rule,
         requires_object_root: file.object_root.rule.required,
         limits,
+        when_not_strict: file.when_not_strict.map(|n| n.rule.target),
     })
 }
 

@@ -364,7 +364,9 @@ fn a_declared_pattern_widening_does_not_hide_a_dropped_max_length() {
     for case in &with_both {
         if let Some(failure) = oracle::check(&table, &PatternSpillerMaxLengthDropper, case, &env).failure() {
             let FailureKind::Deviation { blamed, .. } = &failure.kind else { panic!("{}: {}", case.id, failure.message) };
-            assert!(blamed.iter().all(|(_, k)| k == "maxLength"), "{}: only maxLength is blamed, never the declared pattern: {blamed:?}", case.id);
+            // The dropped `maxLength` is named where it acts: on `maxLength`, or on the `oneOf` whose
+            // branches it makes overlap; never on the declared `pattern`.
+            assert!(blamed.iter().all(|(_, k)| k == "maxLength" || k == "oneOf"), "{}: the declared pattern is never blamed: {blamed:?}", case.id);
             caught += 1;
         }
     }
@@ -411,4 +413,322 @@ fn a_marked_false_row_covers_its_inversion_and_is_credited() {
         Verdict::ExpectedFailure { known, .. } => assert!(known.iter().any(|k| k.contains("`false`")), "{known:?}"),
         other => panic!("the mark covers the inversion: {other:?}"),
     }
+}
+
+// ---- sound verdicts: one mutant per class of excuse --------------------------------------------
+//
+// Each class is a way a verdict could excuse what no row declares. For each, a translator that does
+// the declared half (the faithful one) passes, and a mutant that adds an undeclared deviation is
+// caught, naming the occurrence that deviates.
+
+/// identity's table with some rows replaced: `rows` maps a keyword to the YAML of its new row;
+/// `extra` is appended (a `rules:` section).
+fn identity_with(rows: &[(&str, &str)], extra: &str) -> Table {
+    let project = Project::at(trials::workspace_root());
+    let mut text = std::fs::read_to_string(project.dispositions_dir().join("identity.yaml")).expect("identity table");
+    for (keyword, row) in rows {
+        let quoted = if keyword.starts_with('$') || matches!(*keyword, "true" | "false") { format!("\"{keyword}\"") } else { (*keyword).to_owned() };
+        let old = format!("  {quoted}: {{ disposition: preserved }}");
+        assert!(text.contains(&old), "identity has a plain row for `{keyword}`");
+        text = text.replacen(&old, &format!("  {quoted}: {row}"), 1);
+    }
+    text.push_str(extra);
+    let (table, errors) = table::parse(&text, std::path::Path::new("dispositions/identity.yaml"), &project.dispositions_dir());
+    assert!(errors.is_empty(), "{errors:?}");
+    table.expect("parses")
+}
+
+/// The own case ending with `name`.
+fn own_case(name: &str) -> Arc<Case> {
+    let (_, cases, _) = fixture();
+    cases.iter().find(|c| c.id.ends_with(name)).unwrap_or_else(|| panic!("the corpus has `{name}`")).clone()
+}
+
+/// A translator applying `rewrite` to every schema node, bottom-up (booleans kept).
+struct Rewriting(&'static str, fn(&mut Map<String, Value>));
+
+impl Translator for Rewriting {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn translate(&self, source: &Value) -> Outcome {
+        Outcome::json_schema(Mutant { name: self.0, rewrite: self.1, boolean: keep }.apply(source))
+    }
+}
+
+fn passes(table: &Table, translator: &dyn Translator, case: &Case) {
+    let verdict = oracle::check(table, translator, case, &Env::default());
+    assert!(matches!(verdict, Verdict::Pass(_)), "{} on {}: the faithful translator passes: {verdict:?}", translator.name(), case.id);
+}
+
+fn caught(table: &Table, translator: &dyn Translator, case: &Case) -> FailureKind {
+    let verdict = oracle::check(table, translator, case, &Env::default());
+    match verdict {
+        Verdict::Fail(f) => f.kind,
+        other => panic!("{} on {}: not caught: {other:?}", translator.name(), case.id),
+    }
+}
+
+fn drop_null_from_type(m: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = m.get_mut("type") {
+        types.retain(|t| t.as_str() != Some("null"));
+    }
+}
+
+fn halve_max_length(m: &mut Map<String, Value>) {
+    if let Some(n) = m.get("maxLength").and_then(Value::as_u64) {
+        m.insert("maxLength".to_owned(), Value::from(n / 2));
+    }
+}
+
+/// Class 1: a narrowing bound as tight as its word. `null` dropped from a type list is declared
+/// (`null-dropped`); a halved `maxLength` beside it is not, and is caught on `maxLength`. Under the
+/// loose word `rewritten` the halving is caught too (the bound is pinned on its keyword).
+#[test]
+fn class_1_a_declared_null_drop_hides_no_halved_max_length() {
+    let case = own_case("sound-verdicts.yaml::nullable-string-with-length");
+    for word in ["null-dropped", "rewritten"] {
+        let table = identity_with(&[("type", &format!("{{ forms: {{ list: {{ disposition: approximated, direction: narrowing, to: {word} }}, scalar: {{ disposition: preserved }} }} }}"))], "");
+        passes(&table, &Rewriting("drops-null", drop_null_from_type), &case);
+        let kind = caught(&table, &Rewriting("drops-null-halves-max-length", |m| {
+            drop_null_from_type(m);
+            halve_max_length(m);
+        }), &case);
+        assert_deviation(&kind, &[Direction::Narrowing], false, false, "maxLength", "/properties/note");
+    }
+}
+
+/// The lint names the words that fit when one does not.
+#[test]
+fn class_1_the_lint_rejects_a_word_that_does_not_fit_its_keyword() {
+    let project = Project::at(trials::workspace_root());
+    let text = std::fs::read_to_string(project.dispositions_dir().join("identity.yaml")).expect("identity table");
+    let text = text.replacen("  maxLength: { disposition: preserved }", "  maxLength: { disposition: approximated, direction: narrowing, to: first-member }", 1);
+    let (_, errors) = table::parse(&text, std::path::Path::new("dispositions/identity.yaml"), &project.dispositions_dir());
+    let message = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    assert!(message.contains("`to: first-member` does not fit `maxLength`") && message.contains("bounds-tightened"), "{message}");
+}
+
+fn close_objects(m: &mut Map<String, Value>) {
+    if m.contains_key("properties") && !m.contains_key("additionalProperties") {
+        m.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+}
+
+fn tighten_glob_pattern(m: &mut Map<String, Value>) {
+    if m.get("pattern").and_then(Value::as_str) == Some("^[*a-z.]+$") {
+        m.insert("pattern".to_owned(), Value::from("^[*a-y.]+$"));
+    }
+}
+
+/// Class 2: closing objects beside in-place applicators. A translator that closes every object
+/// (declared: `properties` closed, and `true` narrowed to `false` where `additionalProperties` is
+/// absent) passes on a nullable object; one that also tightens the pattern inside it is caught on
+/// `pattern`: the bound does not reject every key beside the `anyOf`.
+#[test]
+fn class_2_a_closed_nullable_object_hides_no_tightened_pattern() {
+    let case = own_case("sound-verdicts.yaml::nullable-object");
+    let table = identity_with(
+        &[
+            ("properties", "{ disposition: approximated, direction: narrowing, to: closed }"),
+            ("true", "{ disposition: approximated, direction: narrowing, to: \"false\" }"),
+        ],
+        "",
+    );
+    passes(&table, &Rewriting("closes", close_objects), &case);
+    let kind = caught(&table, &Rewriting("closes-tightens-pattern", |m| {
+        close_objects(m);
+        tighten_glob_pattern(m);
+    }), &case);
+    assert_deviation(&kind, &[Direction::Narrowing], false, false, "pattern", "/anyOf/0/properties/glob");
+}
+
+fn drop_pattern(m: &mut Map<String, Value>) {
+    m.remove("pattern");
+}
+
+/// Class 3: polarity both ways, and `oneOf` stays `oneOf`. Dropping `pattern` in a branch of an
+/// overlapping `oneOf` (declared) narrows the whole (two branches now match) and widens it: the
+/// faithful translator is blamed for neither. Writing the `oneOf` as `anyOf` too is not declared,
+/// and is caught.
+#[test]
+fn class_3_one_of_read_as_any_of_is_caught_and_cross_polarity_is_not_blamed() {
+    let case = own_case("sound-verdicts.yaml::one-of-overlapping-strings");
+    let table = identity_with(&[("pattern", "{ disposition: approximated, direction: widening, to: dropped }")], "");
+    passes(&table, &Rewriting("drops-pattern", drop_pattern), &case);
+    let kind = caught(&table, &Rewriting("drops-pattern-one-of-as-any-of", |m| {
+        drop_pattern(m);
+        if let Some(branches) = m.remove("oneOf") {
+            m.insert("anyOf".to_owned(), branches);
+        }
+    }), &case);
+    let FailureKind::Deviation { found, blamed, .. } = &kind else { panic!("{kind:?}") };
+    assert!(found.contains(&Direction::Widening), "{kind:?}");
+    assert!(blamed.iter().any(|(node, k)| k == "oneOf" && node == "/properties/id"), "the oneOf is named: {blamed:?}");
+}
+
+/// Class 3, under `not`: a declared widening inside a `not` narrows the whole; not blamed.
+#[test]
+fn class_3_a_widening_under_not_is_not_blamed_for_the_narrowing_it_makes() {
+    let case = Case {
+        id: "inline::not-pattern".to_owned(),
+        file: std::path::PathBuf::from("inline"),
+        line: None,
+        description: String::new(),
+        issues: Vec::new(),
+        schema: serde_json::json!({"type": "object", "properties": {"name": {"type": "string", "not": {"pattern": "^tmp"}}}, "required": ["name"]}),
+        instances: vec![
+            schema_fidelity::corpus::Instance { description: "a name".into(), data: serde_json::json!({"name": "data"}), valid: true },
+            schema_fidelity::corpus::Instance { description: "a temporary name".into(), data: serde_json::json!({"name": "tmp1"}), valid: false },
+        ],
+        origin: schema_fidelity::corpus::Origin::Own,
+        assert_formats: true,
+    };
+    let table = identity_with(&[("pattern", "{ disposition: approximated, direction: widening, to: dropped }")], "");
+    passes(&table, &Rewriting("drops-pattern", drop_pattern), &case);
+    // Dropping `maxLength`-free `not` entirely is a widening no row declares.
+    let kind = caught(&table, &Rewriting("drops-not", |m| drop(m.remove("not"))), &case);
+    assert_deviation(&kind, &[Direction::Widening], false, false, "not", "/properties/name");
+}
+
+/// Class 4: an inversion is judged on every witness. `not: {}` dropped under a `not` row that
+/// declares a widening is still an inversion; a translator that keeps it passes.
+#[test]
+fn class_4_not_empty_dropped_under_a_widening_not_row_is_an_inversion() {
+    let case = own_case("sound-verdicts.yaml::not-empty-forbids-a-property");
+    let table = identity_with(&[("not", "{ disposition: approximated, direction: widening, to: dropped }")], "");
+    passes(&table, &schema_fidelity_translators::builtin::Identity, &case);
+    let kind = caught(&table, &Rewriting("drops-not", |m| drop(m.remove("not"))), &case);
+    assert_deviation(&kind, &[Direction::Widening], true, false, "not", "/properties/legacy");
+    // A `false` inside `patternProperties`, dropped with it under a declared widening, too.
+    let case = own_case("sound-verdicts.yaml::pattern-properties-false");
+    let table = identity_with(&[("patternProperties", "{ disposition: approximated, direction: widening, to: dropped }")], "");
+    let kind = caught(&table, &Rewriting("drops-pattern-properties", |m| drop(m.remove("patternProperties"))), &case);
+    assert_deviation(&kind, &[Direction::Widening], true, false, "false", "/patternProperties/^x-");
+}
+
+/// Class 5: a mark is as narrow as the defect. A widening mark on `properties` scoped to one name
+/// covers that property's loss and nothing else: a dropped `pattern` under another property is
+/// caught. A mark on an in-place applicator does not make its node `true`.
+#[test]
+fn class_5_a_mark_covers_its_own_occurrence_only() {
+    let case = Case {
+        id: "inline::proto-property".to_owned(),
+        file: std::path::PathBuf::from("inline"),
+        line: None,
+        description: String::new(),
+        issues: Vec::new(),
+        schema: serde_json::json!({"type": "object", "properties": {"__proto__": {"type": "string"}, "name": {"type": "string", "pattern": "^[a-z]+$"}}, "required": ["name"]}),
+        instances: vec![
+            schema_fidelity::corpus::Instance { description: "a name".into(), data: serde_json::json!({"name": "abc"}), valid: true },
+            schema_fidelity::corpus::Instance { description: "a proto number".into(), data: serde_json::json!({"name": "abc", "__proto__": 1}), valid: false },
+            schema_fidelity::corpus::Instance { description: "a bad name".into(), data: serde_json::json!({"name": "ABC"}), valid: false },
+        ],
+        origin: schema_fidelity::corpus::Origin::Own,
+        assert_formats: true,
+    };
+    let table = identity_with(&[("properties", "{ disposition: preserved, known_violation: { issue: \"demo#5\", direction: widening, where: { names: [__proto__] } } }")], "");
+    fn drop_proto(m: &mut Map<String, Value>) {
+        if let Some(Value::Object(p)) = m.get_mut("properties") {
+            p.remove("__proto__");
+        }
+    }
+    let verdict = oracle::check(&table, &Rewriting("drops-proto", drop_proto), &case, &Env::default());
+    assert!(matches!(verdict, Verdict::ExpectedFailure { .. }), "the scoped mark covers the lost property: {verdict:?}");
+    let kind = caught(&table, &Rewriting("drops-proto-and-pattern", |m| {
+        drop_proto(m);
+        drop_pattern(m);
+    }), &case);
+    assert_deviation(&kind, &[Direction::Widening], false, false, "pattern", "/properties/name");
+
+    // A mark on `allOf` at the root bounds the `allOf`, not the root: a dropped `required` beside it
+    // is caught.
+    let case = own_case("combinators.yaml::all-of");
+    let table = identity_with(&[("allOf", "{ disposition: preserved, known_violation: { issue: \"demo#6\", direction: widening } }")], "");
+    let kind = caught(&table, &Rewriting("drops-all-of-and-required", |m| {
+        m.remove("allOf");
+        m.remove("required");
+    }), &case);
+    let FailureKind::Deviation { blamed, .. } = &kind else { panic!("{kind:?}") };
+    assert!(blamed.iter().any(|(_, k)| k == "required"), "{blamed:?}");
+}
+
+/// Class 6: every check of a trial runs. A projection that breaks its target's grammar and also
+/// halves a `maxLength` reports both; the grammar failure does not hide the deviation.
+#[test]
+fn class_6_a_grammar_failure_does_not_skip_the_comparison() {
+    let case = own_case("sound-verdicts.yaml::nullable-string-with-length");
+    let table = load_table("openai-responses");
+    let translator = Rewriting("openai-responses-with-extras", |m| {
+        halve_max_length(m);
+        if m.contains_key("properties") {
+            m.insert("oneOf".to_owned(), serde_json::json!([{"type": "object"}]));
+        }
+    });
+    let verdict = oracle::check(&table, &translator, &case, &Env::default());
+    let Some(failure) = verdict.failure() else { panic!("not caught: {verdict:?}") };
+    assert_eq!(failure.kind, FailureKind::Grammar, "{}", failure.message);
+    assert!(failure.message.contains("maxLength"), "the deviation is reported beside the grammar failure: {}", failure.message);
+}
+
+/// Class 6: a projection sent with `strict: false` is judged by the target's non-strict surface,
+/// not by the strict grammar.
+#[test]
+fn class_6_a_projection_sent_non_strict_is_judged_by_the_non_strict_surface() {
+    let case = own_case("sound-verdicts.yaml::nullable-string-with-length");
+    let table = load_table("openai-strict");
+    struct FailOpen(bool);
+    impl Translator for FailOpen {
+        fn name(&self) -> &str {
+            "fail-open"
+        }
+        fn translate(&self, source: &Value) -> Outcome {
+            Outcome::Projected(schema_fidelity_translators::Projection {
+                schema: source.clone(),
+                dialect: schema_fidelity_translators::Dialect::JsonSchema,
+                codec: Default::default(),
+                strict: Some(self.0),
+            })
+        }
+    }
+    // Sent strict, the source as it is breaks the strict grammar (`maxLength`, an open object).
+    assert!(oracle::check(&table, &FailOpen(true), &case, &Env::default()).failure().is_some());
+    // Sent non-strict, it is what the plain surface takes: nothing to blame.
+    let verdict = oracle::check(&table, &FailOpen(false), &case, &Env::default());
+    assert!(matches!(verdict, Verdict::Pass(_)), "{verdict:?}");
+}
+
+/// Class 7: an in-place applicator's row excuses no inversion below it. `additionalProperties:
+/// false` stripped inside a referenced definition is an inversion, although the table declares the
+/// `$ref` a widening.
+#[test]
+fn class_7_a_closed_object_opened_behind_a_widening_ref_is_an_inversion() {
+    let case = own_case("sound-verdicts.yaml::referenced-closed-object");
+    let table = identity_with(&[("$ref", "{ disposition: approximated, direction: widening, to: merged }")], "");
+    passes(&table, &schema_fidelity_translators::builtin::Identity, &case);
+    let kind = caught(&table, &Rewriting("opens-definitions", |m| {
+        if m.get("additionalProperties") == Some(&Value::Bool(false)) {
+            m.remove("additionalProperties");
+        }
+    }), &case);
+    assert_deviation(&kind, &[Direction::Widening], true, false, "false", "/$defs/range/additionalProperties");
+}
+
+/// Table-level rules are bounded exactly: `untyped-as-object` explains an untyped node sent as an
+/// object, and nothing else beside it.
+#[test]
+fn a_table_rule_explains_its_behaviour_and_nothing_beside_it() {
+    let case = own_case("sound-verdicts.yaml::nullable-object");
+    fn type_untyped(m: &mut Map<String, Value>) {
+        if !["type", "anyOf", "oneOf", "allOf"].iter().any(|k| m.contains_key(*k)) {
+            m.insert("type".to_owned(), Value::from("object"));
+        }
+    }
+    let table = identity_with(&[], "rules:\n  untyped-as-object: { direction: narrowing, note: \"an untyped node is sent as an object\" }\n");
+    passes(&table, &Rewriting("types-untyped", type_untyped), &case);
+    let kind = caught(&table, &Rewriting("types-untyped-tightens-pattern", |m| {
+        type_untyped(m);
+        tighten_glob_pattern(m);
+    }), &case);
+    assert_deviation(&kind, &[Direction::Narrowing], false, false, "pattern", "/anyOf/0/properties/glob");
 }

@@ -160,6 +160,52 @@ pub fn is_keyword(name: &str) -> bool {
     keyword(name).is_some()
 }
 
+/// Whether `name` asserts anything about an instance: `false` for identifiers, references'
+/// targets, comments and annotations (`$id`, `$defs`, `title`, `default`, the content keywords,
+/// ...), whose removal changes no acceptance. Extensions assert nothing under draft 2020-12.
+#[must_use]
+pub fn asserts(name: &str) -> bool {
+    match keyword(name) {
+        Some(k) => !matches!(k.vocabulary, Vocabulary::MetaData | Vocabulary::Content)
+            && !matches!(name, "$schema" | "$id" | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$comment" | "$defs"),
+        // `true`/`false` are positions, not keywords: `false` rejects everything.
+        None => name == "false",
+    }
+}
+
+/// Whether the subschemas of `name` apply to the instance at the node itself (rather than to a
+/// property's value or an item): the in-place applicators, references included.
+#[must_use]
+pub fn in_place(name: &str) -> bool {
+    matches!(name, "allOf" | "anyOf" | "oneOf" | "not" | "if" | "then" | "else" | "dependentSchemas" | "$ref" | "$dynamicRef")
+}
+
+/// Whether `name` contributes to the annotations `unevaluatedProperties`/`unevaluatedItems` read:
+/// it evaluates properties or items itself, or applies subschemas in place whose annotations count.
+/// (`not` never contributes: its subschema's annotations are dropped.)
+#[must_use]
+pub fn annotates(name: &str) -> bool {
+    matches!(
+        name,
+        "properties" | "patternProperties" | "additionalProperties" | "prefixItems" | "items" | "contains" | "unevaluatedProperties" | "unevaluatedItems"
+    ) || (in_place(name) && name != "not")
+}
+
+/// The JSON type of the instances `name` constrains (`"string"` for `pattern`, `"object"` for
+/// `required`), or `None` when it constrains every instance (`type`, `enum`, the in-place
+/// applicators) or none.
+#[must_use]
+pub fn instance_type(name: &str) -> Option<&'static str> {
+    match name {
+        "multipleOf" | "maximum" | "exclusiveMaximum" | "minimum" | "exclusiveMinimum" => Some("number"),
+        "maxLength" | "minLength" | "pattern" | "format" | "contentEncoding" | "contentMediaType" | "contentSchema" => Some("string"),
+        "prefixItems" | "items" | "contains" | "maxItems" | "minItems" | "uniqueItems" | "maxContains" | "minContains" | "unevaluatedItems" => Some("array"),
+        "properties" | "patternProperties" | "additionalProperties" | "propertyNames" | "dependentSchemas" | "maxProperties" | "minProperties" | "required"
+        | "dependentRequired" | "unevaluatedProperties" => Some("object"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -113,6 +113,15 @@ fn translator(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
             out.push(format!("- {cite}: row removed"));
         }
     }
+    // Evidence: a case whose witness is now pinned on a row (marked, unexplained or inverted) that
+    // it was not pinned on before, above all under a row the table says is preserved.
+    for (cite, r) in &nr {
+        let before = or.get(cite).map(|b| &b["evidence"]).unwrap_or(&Value::Null);
+        for (kind, says) in [("marked", "explained only by a known violation"), ("unexplained", "unexplained"), ("inverted", "an inversion")] {
+            let preserved = if text(r, "disposition") == "preserved" { " (a preserved row)" } else { "" };
+            moved(before, &r["evidence"], kind, out, |c| format!("! {cite}{preserved}: {c} now {says} here"), |c| format!("✓ {cite}: {c} no longer {says} here"));
+        }
+    }
     let (ot, nt) = (&o["trials"], &n["trials"]);
     if ot.is_object() && nt.is_object() {
         for field in ["passed", "failed", "known_violations", "skipped"] {
@@ -121,6 +130,18 @@ fn translator(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
             }
         }
         moved(ot, nt, "failed_cases", out, |c| format!("! {name}: {c} now fails"), |c| format!("✓ {name}: {c} no longer fails"));
+        // A known trial whose credited marks changed: the attribution moved from one mark to another.
+        let known = |t: &Value| -> BTreeMap<String, Value> {
+            t["known"].as_array().into_iter().flatten().filter_map(|k| Some((k["case"].as_str()?.to_owned(), k["marks"].clone()))).collect()
+        };
+        let (ok, nk) = (known(ot), known(nt));
+        for (case, marks) in &nk {
+            if let Some(was) = ok.get(case)
+                && was != marks
+            {
+                out.push(format!("~ {name}: {case}: the attribution moved from {was} to {marks}"));
+            }
+        }
         if ot["known_cases"].is_array() && nt["known_cases"].is_array() {
             moved(
                 ot,
@@ -209,6 +230,18 @@ mod tests {
         assert!(changes.contains(&"+ case c/c added".to_owned()) && changes.contains(&"- case c/a removed".to_owned()), "{changes:?}");
         assert!(changes.contains(&"~ t: c/c now reproduces a known violation".to_owned()), "{changes:?}");
         assert!(changes.contains(&"~ t: c/a no longer reproduces a known violation".to_owned()), "{changes:?}");
+    }
+
+    #[test]
+    fn an_attribution_that_moves_or_appears_under_a_preserved_row_is_listed() {
+        let at = |marks: &[&str], marked: &[&str]| {
+            json!({"corpus": {}, "translators": [{"name": "t", "source": "s",
+                "rows": [{"citation": "t/required", "disposition": "preserved", "evidence": {"declared": 0, "marked": marked, "unexplained": [], "inverted": []}}],
+                "trials": {"passed": 0, "failed": 0, "known_violations": 1, "skipped": 0, "failed_cases": [], "known": [{"case": "c/a", "marks": marks}]}}]})
+        };
+        let changes = compare(&at(&["m1"], &[]), &at(&["m2"], &["c/a"]));
+        assert!(changes.iter().any(|c| c.contains("c/a: the attribution moved from [\"m1\"] to [\"m2\"]")), "{changes:?}");
+        assert!(changes.contains(&"! t/required (a preserved row): c/a now explained only by a known violation here".to_owned()), "{changes:?}");
     }
 
     #[test]

@@ -127,6 +127,7 @@ mod tests {
             projection_accepts: direction == Direction::Widening,
             generated: true,
             attribution: Attribution::Declared(rows.iter().map(|r| (*r).to_owned()).collect()),
+            inversions: Vec::new(),
         }
     }
 

@@ -144,14 +144,14 @@ fn governing_extension<'a>(t: &'a TranslatorReport, key: &str) -> Option<&'a str
 
 fn cell(t: &TranslatorReport, key: &str, refinement: Option<&str>) -> Cell {
     if let Some(row) = find(t, key, refinement) {
-        return Cell::Row { class: row.class(), known: row.known_violation.is_some(), anchor: row.anchor.clone(), title: title(row) };
+        return Cell::Row { class: row.class(), known: row.broken(), anchor: row.anchor.clone(), title: title(row) };
     }
     let has_key = t.rows.iter().any(|r| r.key == key);
     if has_key {
         return match (refinement, find(t, key, None)) {
             (Some(_), Some(base)) => Cell::Inherited {
                 class: base.class(),
-                known: base.known_violation.is_some(),
+                known: base.broken(),
                 anchor: base.anchor.clone(),
                 title: format!("no refinement: {}", title(base)),
             },
@@ -172,7 +172,7 @@ fn cell(t: &TranslatorReport, key: &str, refinement: Option<&str>) -> Cell {
     {
         return Cell::Inherited {
             class: row.class(),
-            known: row.known_violation.is_some(),
+            known: row.broken(),
             anchor: row.anchor.clone(),
             title: format!("covered by `{pattern}`: {}", title(row)),
         };
@@ -184,6 +184,8 @@ fn title(row: &RowReport) -> String {
     let mut s = format!("{}: {}", row.citation, row.label());
     if let Some(k) = &row.known_violation {
         s.push_str(&format!("; KNOWN VIOLATION ({}, {})", k.direction, k.issue));
+    } else if row.broken() {
+        s.push_str("; BROKEN: a witness of the run is pinned on it, covered by another row's mark");
     }
     if let Some(note) = &row.note {
         s.push_str(&format!(". {note}"));
@@ -432,7 +434,7 @@ const FILTERS_SCRIPT: &str = r#"
 /// The table's shape under its name: `57✓ 3✗`, and in words for the tooltip.
 fn column_summary(t: &TranslatorReport) -> (String, String) {
     let count = |class: &str| t.rows.iter().filter(|r| r.class() == class).count();
-    let known = t.rows.iter().filter(|r| r.known_violation.is_some()).count();
+    let known = t.rows.iter().filter(|r| r.broken()).count();
     let counts = [("preserved", "✓", count("preserved")), ("widening", "+", count("widening")), ("narrowing", "−", count("narrowing"))]
         .into_iter()
         .chain([("refused", "✗", count("refused")), ("known violations", "⚠", known)])

@@ -30,7 +30,7 @@ use crate::records::Record;
 use crate::trials::{Loaded, Resolver};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Everything the reports show.
 #[derive(Debug, Clone, Serialize)]
@@ -162,6 +162,38 @@ pub struct Trials {
     /// The cases where the translator threw (a crash, not a refusal), sorted: each is also failed
     /// or known.
     pub crashed_cases: Vec<String>,
+    /// Every known trial with the marks its witnesses were credited to (row and target-rule mark
+    /// ids), sorted by case: a regression that moves from one mark to another changes this.
+    pub known: Vec<KnownTrial>,
+}
+
+/// A trial that reproduces known violations, and which.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct KnownTrial {
+    pub case: String,
+    pub marks: Vec<String>,
+}
+
+/// What the run's witnesses showed about one row: the evidence the matrix reads, so that a row
+/// counts as exact only when nothing in the run was pinned on it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Evidence {
+    /// How many cases hold a witness the row's approximation explains on its own.
+    pub declared: usize,
+    /// The cases holding a witness only the row's known violation explains (credited to it).
+    pub marked: Vec<String>,
+    /// The cases holding a witness pinned on the row that nothing explains.
+    pub unexplained: Vec<String>,
+    /// The cases where a `false` the row governs was inverted (covered by a mark or not).
+    pub inverted: Vec<String>,
+}
+
+impl Evidence {
+    /// Whether a witness of the run showed the row broken.
+    #[must_use]
+    pub fn broken(&self) -> bool {
+        !self.marked.is_empty() || !self.unexplained.is_empty() || !self.inverted.is_empty()
+    }
 }
 
 /// One row of a table, with what the corpus showed about it.
@@ -201,6 +233,8 @@ pub struct RowReport {
     pub witness: Option<WitnessReport>,
     /// For a refused row: one refusal the translator gave citing it.
     pub refusal: Option<RefusalReport>,
+    /// What the run's witnesses showed about the row (`null` when the translator was not run).
+    pub evidence: Option<Evidence>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -228,6 +262,10 @@ pub struct WitnessReport {
     pub projection_accepts: bool,
     /// How many rows of the case could explain the witness (1: this row alone).
     pub explained_by: usize,
+    /// What explains it: `declared` (the row's approximation) or `marked` (its known violation).
+    pub explained_as: String,
+    /// The rows (and rules) it is attributed to.
+    pub attributed_to: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -238,6 +276,13 @@ pub struct RefusalReport {
 }
 
 impl RowReport {
+    /// Whether the row is broken: it carries a known violation, or a witness of the run was pinned
+    /// on it (marked, unexplained or inverted), whatever row's mark covered it.
+    #[must_use]
+    pub fn broken(&self) -> bool {
+        self.known_violation.is_some() || self.evidence.as_ref().is_some_and(Evidence::broken)
+    }
+
     /// The matrix symbol's disposition class: `preserved`, `widening`, `narrowing`, `refused`.
     #[must_use]
     pub fn class(&self) -> &'static str {
@@ -358,7 +403,7 @@ pub fn select_witness(_table: &Table, row: &Row, runs: &[Arc<Record>]) -> Option
             }
             let score = (rows.len(), w.generated, w.instance.to_string().len(), case_index);
             if best.as_ref().is_none_or(|(s, _)| score < *s) {
-                best = Some((score, witness_report(&run.case.id, w, rows.len())));
+                best = Some((score, witness_report(&run.case.id, w, rows)));
             }
         }
     }
@@ -366,7 +411,7 @@ pub fn select_witness(_table: &Table, row: &Row, runs: &[Arc<Record>]) -> Option
 }
 
 #[must_use]
-pub fn witness_report(case: &str, w: &Witness, explained_by: usize) -> WitnessReport {
+pub fn witness_report(case: &str, w: &Witness, rows: &[String]) -> WitnessReport {
     WitnessReport {
         case: case.to_owned(),
         description: w.description.clone(),
@@ -375,8 +420,76 @@ pub fn witness_report(case: &str, w: &Witness, explained_by: usize) -> WitnessRe
         model_instance: (w.model_instance != w.instance).then(|| w.model_instance.clone()),
         source_accepts: w.source_accepts,
         projection_accepts: w.projection_accepts,
-        explained_by,
+        explained_by: rows.len(),
+        explained_as: if matches!(w.attribution, Attribution::Marked(_)) { "marked" } else { "declared" }.to_owned(),
+        attributed_to: rows.to_vec(),
     }
+}
+
+/// The row governing the occurrence `keyword` at `node` of `schema`.
+fn row_of<'t>(table: &'t Table, schema: &Value, node: &str, keyword: &str) -> Option<&'t Row> {
+    let value = if matches!(keyword, "true" | "false") { schema.pointer(node)?.clone() } else { schema.pointer(node)?.get(keyword)?.clone() };
+    table.row(keyword, &value, node.is_empty()).ok()
+}
+
+/// The evidence of every row of `table` over `runs`, by row id.
+fn evidence_by_row(table: &Table, runs: &[Arc<Record>]) -> std::collections::BTreeMap<String, Evidence> {
+    use std::collections::BTreeMap;
+    let mut declared: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut out: BTreeMap<String, Evidence> = BTreeMap::new();
+    let add = |out: &mut BTreeMap<String, Evidence>, row: String, case: &str, pick: fn(&mut Evidence) -> &mut Vec<String>| {
+        let list = pick(out.entry(row).or_default());
+        if !list.iter().any(|c| c == case) {
+            list.push(case.to_owned());
+        }
+    };
+    for run in runs {
+        let case = run.case.id.as_str();
+        let witnesses: &[Witness] = match &run.verdict {
+            Verdict::Pass(s) => &s.witnesses,
+            Verdict::Fail(f) | Verdict::ExpectedFailure { failure: f, .. } => &f.witnesses,
+            Verdict::Skip(_) => &[],
+        };
+        for w in witnesses {
+            match &w.attribution {
+                Attribution::Declared(rows) => {
+                    for r in rows {
+                        declared.entry(r.clone()).or_default().insert(case.to_owned());
+                    }
+                }
+                Attribution::Marked(rows) => {
+                    for r in rows {
+                        add(&mut out, r.clone(), case, |e| &mut e.marked);
+                    }
+                }
+                Attribution::Unexplained(culprits) => {
+                    for c in culprits.iter().filter(|c| !c.keyword.is_empty()) {
+                        if let Some(row) = row_of(table, &run.case.schema, &c.node, &c.keyword) {
+                            add(&mut out, row.id.to_string(), case, |e| &mut e.unexplained);
+                        }
+                    }
+                }
+                Attribution::Unjudged => {}
+            }
+            for i in &w.inversions {
+                if let Some(row) = row_of(table, &run.case.schema, &i.culprit.node, &i.culprit.keyword) {
+                    add(&mut out, row.id.to_string(), case, |e| &mut e.inverted);
+                }
+                if let Some(by) = &i.covered_by {
+                    add(&mut out, by.clone(), case, |e| &mut e.marked);
+                }
+            }
+        }
+    }
+    for (row, cases) in declared {
+        out.entry(row).or_default().declared = cases.len();
+    }
+    for e in out.values_mut() {
+        e.marked.sort();
+        e.unexplained.sort();
+        e.inverted.sort();
+    }
+    out
 }
 
 /// The first refusal the translator gave citing `row`'s keyword, among runs that use the row (as
@@ -403,9 +516,13 @@ fn tally(runs: &[Arc<Record>]) -> Trials {
                 t.failed += 1;
                 t.failed_cases.push(run.case.id.clone());
             }
-            Verdict::ExpectedFailure { .. } => {
+            Verdict::ExpectedFailure { known, .. } => {
                 t.known_violations += 1;
                 t.known_cases.push(run.case.id.clone());
+                let mut marks = known.clone();
+                marks.sort();
+                marks.dedup();
+                t.known.push(KnownTrial { case: run.case.id.clone(), marks });
             }
             Verdict::Skip(_) => {
                 t.skipped += 1;
@@ -417,6 +534,7 @@ fn tally(runs: &[Arc<Record>]) -> Trials {
     t.known_cases.sort();
     t.skipped_cases.sort();
     t.crashed_cases.sort();
+    t.known.sort_by(|a, b| a.case.cmp(&b.case));
     t
 }
 
@@ -445,8 +563,10 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             entry: None,
         };
     };
+    let evidence = run.map(|runs| evidence_by_row(table, runs));
     let rows = ordered_rows(table)
         .into_iter()
+        .chain(table.rules.iter().map(|r| &r.row))
         .map(|row| {
             let key = key_of(row);
             let (cases, witness, refusal) = match run {
@@ -457,7 +577,8 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
                 }
                 None => (None, None, None),
             };
-            row_report(name, row, cases, witness, refusal)
+            let evidence = evidence.as_ref().map(|e| e.get(&row.id.to_string()).cloned().unwrap_or_default());
+            RowReport { evidence, ..row_report(name, row, cases, witness, refusal) }
         })
         .collect();
     TranslatorReport {
@@ -531,6 +652,7 @@ fn row_report(translator: &str, row: &Row, cases: Option<usize>, witness: Option
         cases,
         witness,
         refusal,
+        evidence: None,
     }
 }
 

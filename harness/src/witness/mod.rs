@@ -55,6 +55,7 @@ use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 use schema_fidelity_translators::Codec;
 use serde_json::Value;
 
+use crate::attribution::Judgement;
 use crate::budget;
 use crate::codec::{self, Way};
 use crate::oracle::Witness;
@@ -293,9 +294,9 @@ struct Cache {
     entries: Mutex<HashMap<String, Arc<OnceLock<Arc<SourceDraws>>>>>,
 }
 
-/// Whether a deviation is one the table explains where it acts: the direction, and the
-/// source-side instance (for a widening, the decoding of the model-side instance).
-pub type Explains<'a> = dyn Fn(Direction, &Value) -> bool + Sync + 'a;
+/// How the table explains a deviation where it acts: the direction, and the source-side instance
+/// (for a widening, the decoding of the model-side instance).
+pub type Explains<'a> = dyn Fn(Direction, &Value) -> Judgement + Sync + 'a;
 
 /// What one trial hands to the search.
 pub struct Sides<'a> {
@@ -328,6 +329,9 @@ pub struct RoundTrip {
 pub struct Found {
     /// At most one shrunk witness per direction that the table does not explain.
     pub witnesses: Vec<Witness>,
+    /// At most one shrunk witness per direction that only `known_violation` marks explain (the
+    /// search goes on past it, for one nothing explains).
+    pub marked: Vec<Witness>,
     /// At most one shrunk witness per direction that the table explains (what an approximation
     /// looks like, for the reports).
     pub explained: Vec<Witness>,
@@ -345,10 +349,11 @@ pub struct Found {
     pub reproduce: Option<String>,
 }
 
-/// Found so far: the first witness of each direction, per kind.
+/// Found so far: the first witness of each direction, per judgement.
 #[derive(Default)]
 struct Finds {
     unexplained: Vec<(Direction, Value, String)>,
+    marked: Vec<(Direction, Value, String)>,
     explained: Vec<(Direction, Value, String)>,
 }
 
@@ -362,9 +367,13 @@ impl Finds {
     }
 
     /// Record a deviation: `value` is what gets shrunk (source side for a narrowing, model side for
-    /// a widening), `explained` the attribution's answer.
-    fn record(&mut self, d: Direction, value: Value, origin: String, explained: bool) {
-        let list = if explained { &mut self.explained } else { &mut self.unexplained };
+    /// a widening), `judgement` the attribution's answer.
+    fn record(&mut self, d: Direction, value: Value, origin: String, judgement: Judgement) {
+        let list = match judgement {
+            Judgement::Declared => &mut self.explained,
+            Judgement::Marked => &mut self.marked,
+            Judgement::Unexplained => &mut self.unexplained,
+        };
         if !list.iter().any(|(f, ..)| *f == d) {
             list.push((d, value, origin));
         }
@@ -463,10 +472,11 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchErr
         }
     }
 
-    let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, false)).collect();
-    let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, true)).collect();
+    let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Unexplained)).collect();
+    let marked = finds.marked.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Marked)).collect();
+    let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Declared)).collect();
     let source_valid = Some((source_draws.draws.iter().filter(|d| d.accepted).count(), source_draws.draws.len()));
-    Ok(Found { witnesses, explained, round_trip, candidates, source_valid, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
+    Ok(Found { witnesses, marked, explained, round_trip, candidates, source_valid, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
 }
 
 /// A trial's time budget ([`budget::TRIAL_SECONDS`]), checked before each draw.
@@ -576,17 +586,18 @@ impl Judge<'_, '_> {
     }
 
     /// Shrink a witness to the smallest instance that still deviates in `direction` and that the
-    /// attribution still judges the same way (`explained`), so an unexplained witness never shrinks
-    /// into one the table explains.
-    fn shrunk(&self, direction: Direction, start: Value, origin: &str, seed: u64, explained: bool) -> Witness {
+    /// attribution still judges the same way (`judgement`), so an unexplained witness never
+    /// shrinks into one the table explains, nor a marked one into one nothing explains.
+    fn shrunk(&self, direction: Direction, start: Value, origin: &str, seed: u64, judgement: Judgement) -> Witness {
         let explains = self.sides.explains;
+        let explained = judgement == Judgement::Declared;
         // A witness the table explains is an illustration, not a finding: it is kept as drawn.
         // Shrinking one costs as much as shrinking a finding, and almost every trial of a
         // translator that approximates has one.
         let (smallest, evaluated) = match (direction, explained) {
             (_, true) => (start.clone(), 0),
-            (Direction::Narrowing, false) => shrink::shrink(start.clone(), |x| self.narrowing(x, None) && !explains(direction, x)),
-            (Direction::Widening, false) => shrink::shrink(start.clone(), |y| self.widening(y) && !explains(direction, &self.decode(y))),
+            (Direction::Narrowing, false) => shrink::shrink(start.clone(), |x| self.narrowing(x, None) && explains(direction, x) == judgement),
+            (Direction::Widening, false) => shrink::shrink(start.clone(), |y| self.widening(y) && explains(direction, &self.decode(y)) == judgement),
         };
         let mut from = start.to_string();
         if from.len() > 160 {
@@ -609,6 +620,7 @@ impl Judge<'_, '_> {
                 projection_accepts: false,
                 generated: true,
                 attribution: crate::oracle::Attribution::Unjudged,
+                inversions: Vec::new(),
             },
             Direction::Widening => Witness {
                 direction,
@@ -619,6 +631,7 @@ impl Judge<'_, '_> {
                 projection_accepts: true,
                 generated: true,
                 attribution: crate::oracle::Attribution::Unjudged,
+                inversions: Vec::new(),
             },
         }
     }

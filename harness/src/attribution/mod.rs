@@ -1,0 +1,488 @@
+//! Attribution: each deviation is judged where it acts, against the rows of the occurrences it
+//! touches, never against every row of the case.
+//!
+//! Every witness is checked against a **bound** built from the source by rewriting only the
+//! occurrences whose rows approximate, each where it stands and as its word of `to:` says
+//! ([`edit`]): a widening occurrence is loosened (its assertion gone, its names and positions
+//! still claimed; `oneOf` read as `anyOf` only where its own row says so), a narrowing one is
+//! tightened to exactly what it became (`closed`, `required`, `first-member`, `null-dropped`,
+//! `false`, `unrolled`, `nesting-bounded`). Polarity is followed structurally ([`polarity`]):
+//! under `not`, `if`, `oneOf` and a `contains` bounded by `maxContains` an approximation acts in
+//! the other direction too, and the bound of each direction accounts for it, so a translator
+//! faithful to its table is never blamed across polarity, and `oneOf` stays `oneOf`.
+//!
+//! - a **widening** witness `y` (the projection accepts it, the source rejects `decode(y)`) is
+//!   explained when the **upper** bound accepts `decode(y)`;
+//! - a **narrowing** witness `x` (the source accepts it, the projection rejects `encode(x)`) is
+//!   explained when the **lower** bound rejects `x`. Two words cannot be bounded exactly
+//!   (`bounds-tightened`, and `rewritten` as a narrowing): they let their keyword reject every
+//!   instance it applies to, and a witness they explain must also be *pinned* on their keyword
+//!   (the projection rejects it at that keyword's family, never at a sibling's).
+//!
+//! **Marks** (`known_violation`) are explained the same way, as narrow as the defect: a widening
+//! mark loosens its own occurrence (in its `where:` scope), a mark with `to:` bounds like a row
+//! with that word, and a narrowing mark without `to:` is pinned: it explains a witness only when
+//! every occurrence the projection rejects it at carries a mark. A witness the table does not
+//! explain is credited to the marks that explain it (each alone, else all together).
+//!
+//! **Inversions** are judged on every widening witness, explained or not ([`inversion`]).
+//!
+//! Table-level **rules** (`rules:`) are bounded like rows, on every node they apply to.
+
+mod edit;
+mod inversion;
+mod pins;
+mod polarity;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use schema_fidelity_translators::walk::Occurrence;
+use serde_json::{Map, Value};
+
+pub use pins::Culprit;
+
+use crate::codec::{Mapper, Way};
+use crate::oracle::Env;
+use crate::retrieve::LocalRetriever;
+use crate::table::{Becomes, Direction, Disposition, Row, TableRule};
+use edit::Precision;
+use polarity::{Mode, NodeEdits};
+
+/// How a witness is explained, as the witness search needs to know it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judgement {
+    /// The table's approximations (and declared rules) explain it.
+    Declared,
+    /// Only `known_violation` marks explain it.
+    Marked,
+    /// Nothing explains it (or it inverts a `false` no mark covers).
+    Unexplained,
+}
+
+/// What a witness's deviation is attributed to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attribution {
+    /// Not judged yet (as the generator hands it over).
+    Unjudged,
+    /// The table's approximations explain it; the rows (and rules) that do on their own (empty
+    /// when only several together do, or when they were not asked for).
+    Declared(Vec<String>),
+    /// Only `known_violation` marks explain it: the rows (or rules) carrying them.
+    Marked(Vec<String>),
+    /// Nothing in the table explains it; the occurrences it is pinned on.
+    Unexplained(Vec<Culprit>),
+}
+
+/// One contributor to a bound: a row's approximation (across its occurrences), a rule, or a mark.
+struct Contributor {
+    /// The row (or rule) id it stands for.
+    row: String,
+    kind: Kind,
+    /// Its edits alone.
+    edits: BTreeMap<String, NodeEdits>,
+    precision: Precision,
+    /// A whole-tool fallback (applies only when the projection is one).
+    whole_tool: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A declared approximation, or a rule the table declares.
+    Declared,
+    /// A `known_violation` mark, bounded by its word (or, widening, its occurrence removed).
+    Mark,
+}
+
+/// The projection side a narrowing is pinned on.
+pub struct ProjectionSide<'a> {
+    pub validator: &'a jsonschema::Validator,
+    pub codec: &'a Mapper<'a>,
+    /// The projection asserts nothing beyond a root `type` (a whole-tool fallback).
+    pub is_fallback: bool,
+}
+
+/// A bound's validator, compiled once on first use (`None`: the bound does not compile).
+type Slot = Arc<OnceLock<Option<Arc<Compiled>>>>;
+
+/// A bound: the rewritten schema, where its written parts come from, and its validator.
+struct Compiled {
+    schema: Value,
+    provenance: polarity::Provenance,
+    validator: jsonschema::Validator,
+}
+
+/// The bounds of one trial, compiled on first use (only witnesses ask for them).
+pub struct Bounds<'a> {
+    source: &'a Value,
+    rows: &'a [(Occurrence<'a>, &'a Row)],
+    contributors: Vec<Contributor>,
+    /// Rows whose narrowing marks carry no word: pinned marks.
+    pinned_marks: BTreeSet<String>,
+    /// Rows whose approximation narrows (a narrowing pinned on one is the row's own).
+    narrowing_rows: BTreeSet<String>,
+    projection: Option<ProjectionSide<'a>>,
+    source_validator: Option<&'a jsonschema::Validator>,
+    env: &'a Env,
+    assert_formats: bool,
+    compiled: Mutex<HashMap<(Mode, Vec<usize>), Slot>>,
+}
+
+impl<'a> Bounds<'a> {
+    /// The bounds of `source` under the rows of its occurrences, the `true` row (which also governs
+    /// an absent `items` or `additionalProperties`) and the table's rules.
+    #[must_use]
+    pub fn new(source: &'a Value, rows: &'a [(Occurrence<'a>, &'a Row)], implicit_true: Option<&'a Row>, rules: &'a [TableRule], env: &'a Env, assert_formats: bool) -> Self {
+        let mut contributors: Vec<Contributor> = Vec::new();
+        let mut pinned_marks = BTreeSet::new();
+        let mut narrowing_rows = BTreeSet::new();
+        let mut add = |row: &Row, kind: Kind, edits: BTreeMap<String, NodeEdits>, precision: Precision, whole_tool: bool| {
+            let id = row.id.to_string();
+            match contributors.iter_mut().find(|c| c.row == id && c.kind == kind) {
+                Some(c) => {
+                    for (node, e) in edits {
+                        let slot = c.edits.entry(node).or_default();
+                        slot.loosen.extend(e.loosen);
+                        slot.tighten.extend(e.tighten);
+                    }
+                    c.precision = c.precision.max(precision);
+                    c.whole_tool |= whole_tool;
+                }
+                None => contributors.push(Contributor { row: id, kind, edits, precision, whole_tool }),
+            }
+        };
+        for (occ, row) in rows {
+            if let Disposition::Approximated { direction, to } = row.disposition {
+                if direction == Direction::Narrowing {
+                    narrowing_rows.insert(row.id.to_string());
+                }
+                let mut edits = BTreeMap::new();
+                let precision = edit::occurrence(source, occ, to, direction, None, row.depth, &mut edits);
+                if precision.is_some() || to == Becomes::WholeTool {
+                    add(row, Kind::Declared, edits, precision.unwrap_or(Precision::Exact), to == Becomes::WholeTool);
+                }
+            }
+            for mark in row.marks.iter().filter(|k| k.crash.is_none()) {
+                if mark.direction == Direction::Narrowing && mark.to.is_none() {
+                    pinned_marks.insert(row.id.to_string());
+                    continue;
+                }
+                let word = mark.to.unwrap_or(Becomes::Dropped);
+                let mut edits = BTreeMap::new();
+                let precision = edit::occurrence(source, occ, word, mark.direction, mark.scope.as_ref(), None, &mut edits);
+                if precision.is_some() || word == Becomes::WholeTool {
+                    add(row, Kind::Mark, edits, precision.unwrap_or(Precision::Exact), word == Becomes::WholeTool);
+                }
+            }
+        }
+        if let Some(row) = implicit_true {
+            if let Disposition::Approximated { direction: Direction::Narrowing, to } = row.disposition {
+                narrowing_rows.insert(row.id.to_string());
+                let mut edits = BTreeMap::new();
+                if edit::implicit_true(source, to, row.depth, &mut edits) {
+                    add(row, Kind::Declared, edits, Precision::Exact, false);
+                }
+            }
+            for mark in row.marks.iter().filter(|k| k.crash.is_none() && k.direction == Direction::Narrowing) {
+                let mut edits = BTreeMap::new();
+                if let Some(word) = mark.to
+                    && edit::implicit_true(source, word, row.depth, &mut edits)
+                {
+                    add(row, Kind::Mark, edits, Precision::Exact, false);
+                }
+            }
+        }
+        for rule in rules {
+            let mut edits = BTreeMap::new();
+            if edit::rule(source, rule.kind, &mut edits) {
+                let kind = if rule.row.marks.is_empty() { Kind::Declared } else { Kind::Mark };
+                add(&rule.row, kind, edits, Precision::Exact, false);
+            }
+        }
+        for c in &mut contributors {
+            edit::loosen_unevaluated(source, &mut c.edits);
+        }
+        Bounds {
+            source,
+            rows,
+            contributors,
+            pinned_marks,
+            narrowing_rows,
+            projection: None,
+            source_validator: None,
+            env,
+            assert_formats,
+            compiled: Mutex::default(),
+        }
+    }
+
+    /// The table marks its target's object-root rule as known broken (`target_violations.
+    /// object-root`, the mark `id`) and this source's root may accept a non-object: the translator
+    /// forced `type: object` onto it (opencode#1667), and that mark explains the narrowing to
+    /// objects, bounded as exactly that.
+    #[must_use]
+    pub fn with_forced_object_root(mut self, id: String) -> Self {
+        let mut edits = BTreeMap::new();
+        edits.insert(String::new(), NodeEdits { loosen: Vec::new(), tighten: vec![polarity::Edit::Set { keyword: "type".to_owned(), value: Value::from("object") }] });
+        self.contributors.push(Contributor { row: id, kind: Kind::Mark, edits, precision: Precision::Exact, whole_tool: false });
+        self
+    }
+
+    /// The projection side: narrowings are pinned on its errors, a whole-tool fallback is
+    /// recognised, and `source` judges inversions.
+    #[must_use]
+    pub fn with_projection(mut self, projection: ProjectionSide<'a>, source: &'a jsonschema::Validator) -> Self {
+        self.projection = Some(projection);
+        self.source_validator = Some(source);
+        self
+    }
+
+    /// How the deviation `direction` of the source-side instance `x` (for a widening,
+    /// `decode(y)`) is explained.
+    #[must_use]
+    pub fn judge(&self, direction: Direction, x: &Value) -> Attribution {
+        if self.explained_by(direction, x, Kind::Declared, None) {
+            return Attribution::Declared(Vec::new());
+        }
+        let marks = self.marks(direction, x);
+        if !marks.is_empty() {
+            return Attribution::Marked(marks);
+        }
+        Attribution::Unexplained(self.culprits(direction, x))
+    }
+
+    /// The judgement of the witness search: a widening that inverts a `false` no mark covers is
+    /// unexplained whatever explains the rest.
+    #[must_use]
+    pub fn judgement(&self, direction: Direction, x: &Value) -> Judgement {
+        if direction == Direction::Widening && self.inversions(x).iter().any(|(_, covered)| covered.is_none()) {
+            return Judgement::Unexplained;
+        }
+        match self.judge(direction, x) {
+            Attribution::Declared(_) => Judgement::Declared,
+            Attribution::Marked(_) => Judgement::Marked,
+            Attribution::Unexplained(_) | Attribution::Unjudged => Judgement::Unexplained,
+        }
+    }
+
+    /// Whether the table's approximations explain the deviation (for tests and views).
+    #[must_use]
+    pub fn declared(&self, direction: Direction, x: &Value) -> bool {
+        self.explained_by(direction, x, Kind::Declared, None)
+    }
+
+    /// The `false` positions of the source a widening witness's decoding `x` is rejected at, each
+    /// with the row whose widening mark covers it (the `false` occurrence's own row, or the row of
+    /// the keyword holding it in its `false` form), if any.
+    #[must_use]
+    pub fn inversions(&self, x: &Value) -> Vec<(Culprit, Option<String>)> {
+        let Some(validator) = self.source_validator else { return Vec::new() };
+        inversion::inversions(self.source, validator, x, self.env, self.assert_formats)
+            .into_iter()
+            .map(|c| {
+                let covered = self.covering_rows(&c).into_iter().find(|r| r.mark_bounding(Direction::Widening).is_some()).map(|r| r.id.to_string());
+                (c, covered)
+            })
+            .collect()
+    }
+
+    /// The rows governing an inverted occurrence: the `false` (or `not`) itself, and every keyword
+    /// holding it on its path from the root (`additionalProperties`, a `properties` entry, a
+    /// dropped `dependentSchemas` around it).
+    fn covering_rows(&self, c: &Culprit) -> Vec<&'a Row> {
+        let mut out = Vec::new();
+        if let Some(row) = self.row_at(&c.node, &c.keyword) {
+            out.push(row);
+        }
+        let tokens = schema_fidelity_translators::locate::tokens(&c.node);
+        let mut parent = String::new();
+        for token in &tokens {
+            if schema_fidelity_translators::walk::value_kind(token).is_some()
+                && let Some(row) = self.row_at(&parent, token)
+            {
+                out.push(row);
+            }
+            parent.push('/');
+            parent.push_str(&schema_fidelity_translators::walk::escape(token));
+        }
+        out
+    }
+
+    /// The marked rows that explain a deviation the table does not: each mark that does alone,
+    /// else every mark if together they do, else the pinned narrowing marks every occurrence at
+    /// fault carries, else none.
+    fn marks(&self, direction: Direction, x: &Value) -> Vec<String> {
+        let marks: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Mark).map(|(i, _)| i).collect();
+        if !marks.is_empty() && self.explained_by(direction, x, Kind::Mark, None) {
+            let alone: Vec<String> = marks.iter().filter(|i| self.explained_by(direction, x, Kind::Declared, Some(**i))).map(|i| self.contributors[*i].row.clone()).collect();
+            if !alone.is_empty() {
+                return dedup(alone);
+            }
+            return dedup(marks.iter().map(|i| self.contributors[*i].row.clone()).collect());
+        }
+        if direction == Direction::Narrowing && !self.pinned_marks.is_empty() {
+            let culprits = self.culprits(direction, x);
+            let rows: Vec<Option<String>> = culprits.iter().map(|c| self.row_at(&c.node, &c.keyword).map(|r| r.id.to_string())).collect();
+            let all_allowed = !rows.is_empty() && rows.iter().all(|r| r.as_ref().is_some_and(|r| self.pinned_marks.contains(r) || self.narrowing_rows.contains(r)));
+            if all_allowed {
+                let marked: Vec<String> = rows.into_iter().flatten().filter(|r| self.pinned_marks.contains(r)).collect();
+                if !marked.is_empty() {
+                    return dedup(marked);
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The approximated rows (and rules) that explain a deviation each on their own (for
+    /// reports); empty when only several together do.
+    #[must_use]
+    pub fn rows_explaining(&self, direction: Direction, x: &Value) -> Vec<String> {
+        let candidates: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
+        let alone: Vec<String> = candidates.iter().filter(|i| self.explained_only_by(direction, x, **i)).map(|i| self.contributors[*i].row.clone()).collect();
+        dedup(alone)
+    }
+
+    /// Whether the bound of the contributors of `kind` (declared ones always; marks too for
+    /// `Kind::Mark`), plus `extra`, explains the deviation.
+    fn explained_by(&self, direction: Direction, x: &Value, kind: Kind, extra: Option<usize>) -> bool {
+        let chosen: Vec<usize> =
+            self.contributors.iter().enumerate().filter(|(i, c)| c.kind == Kind::Declared || c.kind == kind || Some(*i) == extra).map(|(i, _)| i).collect();
+        self.explained_with(direction, x, &chosen)
+    }
+
+    fn explained_only_by(&self, direction: Direction, x: &Value, only: usize) -> bool {
+        self.explained_with(direction, x, &[only])
+    }
+
+    /// Whether the bound made of `chosen` explains the deviation: exactly, or (for a narrowing
+    /// under a word bounded only up to its keyword) with every occurrence at fault approximated.
+    fn explained_with(&self, direction: Direction, x: &Value, chosen: &[usize]) -> bool {
+        let fallback = self.projection.as_ref().is_some_and(|p| p.is_fallback);
+        if direction == Direction::Widening && fallback && chosen.iter().any(|i| self.contributors[*i].whole_tool) {
+            return true;
+        }
+        let mode = match direction {
+            Direction::Widening => Mode::Upper,
+            Direction::Narrowing => Mode::Lower,
+        };
+        let exact: Vec<usize> = chosen.iter().copied().filter(|i| self.contributors[*i].precision == Precision::Exact).collect();
+        if self.bound_explains(mode, &exact, x) {
+            return true;
+        }
+        if exact.len() == chosen.len() || direction == Direction::Widening {
+            return false;
+        }
+        if !self.bound_explains(mode, chosen, x) {
+            return false;
+        }
+        // Pinned: every occurrence the projection rejects the witness at is approximated (or
+        // marked, by a chosen mark), never a sibling the table keeps.
+        // A projection keyword the source has no occurrence of at that node (the keyword was
+        // rewritten into another) is pinned on a loose row whose occurrence stands there.
+        let allowed: BTreeSet<&str> = chosen.iter().map(|i| self.contributors[*i].row.as_str()).collect();
+        let loose: BTreeSet<&str> = chosen.iter().filter(|i| self.contributors[**i].precision == Precision::Pinned).map(|i| self.contributors[*i].row.as_str()).collect();
+        let culprits = self.culprits(direction, x);
+        !culprits.is_empty()
+            && culprits.iter().all(|c| {
+                if c.keyword.is_empty() {
+                    return self.rows.iter().any(|(o, r)| o.pointer == c.node && loose.contains(r.id.to_string().as_str()));
+                }
+                self.row_at(&c.node, &c.keyword).is_some_and(|r| {
+                    let id = r.id.to_string();
+                    allowed.contains(id.as_str()) || self.narrowing_rows.contains(&id)
+                })
+            })
+    }
+
+    fn bound_explains(&self, mode: Mode, chosen: &[usize], x: &Value) -> bool {
+        let Some(bound) = self.validator(mode, chosen) else { return false };
+        match mode {
+            Mode::Upper => bound.validator.is_valid(x),
+            Mode::Lower => !bound.validator.is_valid(x),
+        }
+    }
+
+    /// The bound of `chosen` in `mode`, compiled once.
+    fn validator(&self, mode: Mode, chosen: &[usize]) -> Option<Arc<Compiled>> {
+        let mut key = chosen.to_vec();
+        key.sort_unstable();
+        let slot = {
+            let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+            compiled.entry((mode, key)).or_default().clone()
+        };
+        slot.get_or_init(|| {
+            let (schema, provenance) = self.schema(mode, chosen);
+            jsonschema::draft202012::options()
+                .should_validate_formats(self.assert_formats)
+                .with_retriever(LocalRetriever::new(self.env.remotes.clone()))
+                .build(&schema)
+                .ok()
+                .map(|validator| Arc::new(Compiled { schema, provenance, validator }))
+        })
+        .clone()
+    }
+
+    /// The source rewritten by the edits of `chosen`, as the bound of `mode`.
+    fn schema(&self, mode: Mode, chosen: &[usize]) -> (Value, polarity::Provenance) {
+        let mut edits: BTreeMap<String, NodeEdits> = BTreeMap::new();
+        for i in chosen {
+            for (node, e) in &self.contributors[*i].edits {
+                let slot = edits.entry(node.clone()).or_default();
+                slot.loosen.extend(e.loosen.iter().cloned());
+                slot.tighten.extend(e.tighten.iter().cloned());
+            }
+        }
+        polarity::bound(self.source, &edits, mode)
+    }
+
+    /// The occurrences a deviation is pinned on: for a widening, where the source loosened by the
+    /// table still rejects it; for a narrowing, where the projection rejects its encoding.
+    #[must_use]
+    pub fn culprits(&self, direction: Direction, x: &Value) -> Vec<Culprit> {
+        match direction {
+            Direction::Widening => {
+                let declared: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
+                match self.validator(Mode::Upper, &declared) {
+                    Some(bound) => pins::widening(&bound.schema, &bound.validator, x, &bound.provenance),
+                    None => Vec::new(),
+                }
+            }
+            Direction::Narrowing => {
+                let Some(p) = &self.projection else { return Vec::new() };
+                let encoded = p.codec.apply(x, Way::Encode);
+                let occurs = |node: &str, keyword: &str| -> Vec<String> {
+                    self.rows.iter().filter(|(o, _)| o.pointer == node && pins::same_family(o.keyword, keyword)).map(|(o, _)| o.keyword.to_owned()).collect()
+                };
+                pins::narrowing(self.source, p.validator, x, &encoded, &occurs)
+            }
+        }
+    }
+
+    /// The row of the occurrence `keyword` at `node`, if the source has one there.
+    #[must_use]
+    pub fn row_at(&self, node: &str, keyword: &str) -> Option<&'a Row> {
+        self.rows.iter().find(|(o, _)| o.pointer == node && o.keyword == keyword).map(|(_, r)| *r)
+    }
+}
+
+fn dedup(mut ids: Vec<String>) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    ids.retain(|id| seen.insert(id.clone()));
+    ids
+}
+
+/// Whether a projection asserts nothing but a root `type` (annotations and an empty `properties`
+/// aside): what a whole-tool fallback looks like.
+#[must_use]
+pub fn is_fallback(projection: &Value) -> bool {
+    match projection {
+        Value::Bool(true) => true,
+        Value::Object(map) => map.iter().all(|(k, v)| match k.as_str() {
+            "type" => true,
+            "properties" => v.as_object().is_some_and(Map::is_empty),
+            k => !schema_fidelity_translators::vocabulary::asserts(k),
+        }),
+        _ => false,
+    }
+}
