@@ -36,30 +36,57 @@ const version = async (name) => {
 // not the parse of an answer.
 const validator = { "~standard": { version: 1, vendor: "schema-fidelity", validate: (value) => ({ value }) } };
 
-// The helper's paths are its traversal's keys joined by "/" (`properties/a/items`), `<root>` for the root.
-const pointerOf = (path) => (path === "<root>" || path === "" ? "" : "/" + path.split("/").map(escapeToken).join("/"));
+// The helper's paths are its traversal's keys joined by "/" (`properties/a/items`), `<root>` for the
+// root. They name the schema it was handed after `normalizeStructuredOutputSchema` renamed each
+// `oneOf` it kept to `anyOf`, and after a root `allOf` was merged into the root: read back in the
+// source, an `anyOf` step the source spells `oneOf` is that `oneOf`.
+function sourcePointer(schema, path) {
+  if (path === "<root>" || path === "") return "";
+  let node = schema;
+  const steps = [];
+  for (const segment of path.split("/")) {
+    const step = segment === "anyOf" && node && typeof node === "object" && !("anyOf" in node) && "oneOf" in node ? "oneOf" : segment;
+    steps.push(step);
+    node = node && typeof node === "object" ? node[step] : undefined;
+  }
+  return "/" + steps.map(escapeToken).join("/");
+}
+const nodeAt = (schema, pointer) =>
+  pointer === "" ? schema : pointer.slice(1).split("/").reduce((node, token) => (node && typeof node === "object" ? node[token.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined), schema);
+// An optional property is named by the merged object that holds it: in the source it is declared
+// by that node or by one of its `allOf` branches (a merged `allOf`), which is where the refusal stands.
+function declaring(schema, pointer, key) {
+  const node = nodeAt(schema, pointer);
+  if (node === null || typeof node !== "object") return pointer;
+  if (node.properties && typeof node.properties === "object" && Object.hasOwn(node.properties, key)) return pointer;
+  for (const [i, branch] of (Array.isArray(node.allOf) ? node.allOf : []).entries()) {
+    const found = declaring(schema, `${pointer}/allOf/${i}`, key);
+    const holder = nodeAt(schema, found);
+    if (holder?.properties && Object.hasOwn(holder.properties, key)) return found;
+  }
+  return pointer;
+}
 
-// Its deliberate errors, each with the keyword it refuses and where. A TypeError on a boolean
-// subschema or a malformed value is not among them: that is a crash and is reported as one.
+// Its deliberate errors, each with the keyword it refuses and where (given the source schema). A
+// TypeError on a boolean subschema or a malformed value is not among them: that is a crash and is
+// reported as one.
 const DELIBERATE = [
   [/^Root schema must have type: 'object'/, () => ["type", ""]],
   [/^Root schema must not use `anyOf`/, () => ["anyOf", ""]],
   [/^Cyclic local \$ref at `<root>`/, () => ["$ref", ""]],
   [/^Schema \$ref in root chain has non-annotation siblings/, () => ["$ref", ""]],
-  [/^Schema \$ref at `([^`]*)` has non-(?:metadata|annotation) siblings/, (m) => ["$ref", pointerOf(m[1])]],
-  [/^Local \$ref at `([^`]*)` does not resolve/, (m) => ["$ref", pointerOf(m[1])]],
-  [/^External \$ref at `([^`]*)`/, (m) => ["$ref", pointerOf(m[1])]],
-  [/^Object schema at `([^`]*)` must set `additionalProperties: false`/, (m) => ["additionalProperties", pointerOf(m[1])]],
-  [/^Object schema at `([^`]*)` requires property `[^`]*` but does not declare it/, (m) => ["required", pointerOf(m[1])]],
-  [/^Schema field at `(.*)\/properties\/[^`/]*` uses `\.optional\(\)`/, (m) => ["properties", pointerOf(m[1])]],
-  [/^Schema field at `properties\/[^`/]*` uses `\.optional\(\)`/, () => ["properties", ""]],
-  [/^Schema at `([^`]*)` uses tuple-form `items`/, (m) => ["items", pointerOf(m[1])]],
-  [/^Schema at `([^`]*)` uses unsupported keyword `([^`]*)`/, (m) => [m[2], pointerOf(m[1])]],
-  [/^Schema at `([^`]*)` uses `allOf: \[false\]`/, (m) => ["allOf", pointerOf(m[1])]],
-  [/^Schema at `([^`]*)` declares an array without `items`/, (m) => ["type", pointerOf(m[1])]],
-  [/^Object anyOf schema at `([^`]*)`/, (m) => ["anyOf", pointerOf(m[1])]],
-  [/^Object allOf at `([^`]*)` cannot be merged/, (m) => ["allOf", pointerOf(m[1])]],
-  [/^Nested \$id at ("(?:[^"\\]|\\.)*")/, (m) => ["$id", pointerOf(JSON.parse(m[1]))]],
+  [/^Schema \$ref at `([^`]*)` has non-(?:metadata|annotation) siblings/, (m, s) => ["$ref", sourcePointer(s, m[1])]],
+  [/^Local \$ref at `([^`]*)` does not resolve/, (m, s) => ["$ref", sourcePointer(s, m[1])]],
+  [/^External \$ref at `([^`]*)`/, (m, s) => ["$ref", sourcePointer(s, m[1])]],
+  [/^Object schema at `([^`]*)` must set `additionalProperties: false`/, (m, s) => ["additionalProperties", sourcePointer(s, m[1])]],
+  [/^Object schema at `([^`]*)` requires property `[^`]*` but does not declare it/, (m, s) => ["required", sourcePointer(s, m[1])]],
+  [/^Schema field at `(?:(.*)\/)?properties\/([^`/]*)` uses `\.optional\(\)`/, (m, s) => ["properties", declaring(s, sourcePointer(s, m[1] ?? ""), m[2])]],
+  [/^Schema at `([^`]*)` uses unsupported keyword `([^`]*)`/, (m, s) => [m[2], sourcePointer(s, m[1])]],
+  [/^Schema at `([^`]*)` uses `allOf: \[false\]`/, (m, s) => ["allOf", sourcePointer(s, m[1])]],
+  [/^Schema at `([^`]*)` declares an array without `items`/, (m, s) => ["type", sourcePointer(s, m[1])]],
+  [/^Object anyOf schema at `([^`]*)`/, (m, s) => ["anyOf", sourcePointer(s, m[1])]],
+  [/^Object allOf at `([^`]*)` cannot be merged/, (m, s) => ["allOf", sourcePointer(s, m[1])]],
+  [/^Nested \$id at ("(?:[^"\\]|\\.)*")/, (m, s) => ["$id", sourcePointer(s, JSON.parse(m[1]))]],
   [/^Standard JSON Schema generated .*`oneOf`/, () => ["oneOf", undefined]],
 ];
 
@@ -68,7 +95,7 @@ function refusal(schema, error) {
   for (const [pattern, cite] of DELIBERATE) {
     const match = pattern.exec(error?.message ?? "");
     if (!match) continue;
-    const [keyword, pointer] = cite(match);
+    const [keyword, pointer] = cite(match, schema);
     return new Refusal(keyword, pointer ?? firstWith(schema, keyword, "") ?? "", error.message);
   }
   return undefined;
