@@ -375,7 +375,7 @@ fn lint_finds_what_run_would_reject_with_file_and_line() {
     let grammar = identity_as(&s, "broken-grammar", "").replacen("target: json-schema", "target: broken", 1);
     s.write("dispositions/broken-grammar.yaml", &grammar);
     // A `run:` program that does not exist, one that is not executable, a script that is missing.
-    let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\npackage: \"nowhere 1.0\"\n");
+    let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\npackage: \"nowhere 1.0\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n");
     std::fs::create_dir_all(s.0.join("adapters")).expect("dir");
     s.write("adapters/plain.sh", "#!/bin/sh\n");
     let plain = identity_as(&s, "not-executable", "run: [adapters/plain.sh]\n");
@@ -403,7 +403,7 @@ fn lint_finds_what_run_would_reject_with_file_and_line() {
 #[test]
 fn run_fails_when_a_translator_cannot_start() {
     let s = Scratch::new("run-not-started");
-    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\n");
+    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n");
     let out = s.run(&["run"]);
     assert_eq!(out.code, 1, "{}", out.all());
     assert!(out.stdout.contains("external   unavailable: adapter `schema-fidelity-no-such-runtime adapter.js`"), "{}", out.all());
@@ -617,7 +617,7 @@ fn python_identity(s: &Scratch, name: &str) {
             "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nfrom sf_adapter import serve\nserve(\"ident\", \"1.0.0\", {{\"{name}\": lambda schema: {{\"schema\": schema, \"dialect\": \"json-schema\"}}}})\n"
         ),
     );
-    identity_as(s, name, "run: [python3, adapters/ident.py]\ninstall: \"pip install nothing-needed\"\npackage: \"ident 1.0\"\n");
+    identity_as(s, name, "run: [python3, adapters/ident.py]\ninstall: \"pip install nothing-needed\"\npackage: \"ident 1.0\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n");
 }
 
 #[test]
@@ -760,6 +760,12 @@ fn onboarding_goes_from_new_to_green_and_ends_with_report() {
                 "package: \"this test's adapter 1.0\"".to_owned()
             } else if l.starts_with("target:") {
                 "target: json-schema".to_owned()
+            } else if l.starts_with("  call:") {
+                "  call: \"ident(S)\"".to_owned()
+            } else if l.starts_with("  path:") {
+                "  path: \"unchanged\"".to_owned()
+            } else if l.starts_with("  reads:") {
+                "  reads: \"the answer\"".to_owned()
             } else {
                 l.to_owned()
             }
@@ -866,7 +872,7 @@ fn check_reproduce_hint_is_a_command_that_exists_and_reproduces() {
 #[test]
 fn an_uninstalled_translator_is_unavailable_everywhere_never_a_failure() {
     let s = Scratch::new("unavailable");
-    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\n");
+    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n");
     s.write("tool.json", OBJECT_SCHEMA);
 
     let out = s.run(&["check", "tool.json"]);

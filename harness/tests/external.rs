@@ -39,7 +39,7 @@ fn table(name: &str, run: Option<&str>) -> Table {
     let text = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
     let mut text = text.replacen("translator: identity", &format!("translator: {name}"), 1);
     if let Some(run) = run {
-        text.push_str(&format!("run: {run}\ninstall: \"pip install faulty-translator==0.0.1\"\npackage: \"faulty-translator 0.0.1 (PyPI)\"\n"));
+        text.push_str(&format!("run: {run}\ninstall: \"pip install faulty-translator==0.0.1\"\npackage: \"faulty-translator 0.0.1 (PyPI)\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n"));
     }
     let (table, errors) = table::parse(&text, Path::new(&format!("{name}.yaml")), &root().join("dispositions"));
     assert!(errors.is_empty(), "{errors:?}");
