@@ -48,7 +48,7 @@ def first_node(schema, predicate):
 _PROTO_JSON_NAMES = {
     "any_of": "anyOf", "max_items": "maxItems", "min_items": "minItems", "max_length": "maxLength",
     "min_length": "minLength", "max_properties": "maxProperties", "min_properties": "minProperties",
-    "property_ordering": "propertyOrdering",
+    "property_ordering": "propertyOrdering", "additional_properties": "additionalProperties",
 }
 
 
@@ -63,7 +63,7 @@ def proto_json_names(schema):
         name = _PROTO_JSON_NAMES.get(key, key)
         if key == "properties" and isinstance(value, dict):
             out[name] = {prop: proto_json_names(sub) for prop, sub in value.items()}
-        elif key in ("items", "any_of", "anyOf"):
+        elif key in ("items", "any_of", "anyOf", "additional_properties", "additionalProperties"):
             out[name] = proto_json_names(value)
         else:
             out[name] = value
