@@ -708,18 +708,26 @@ pub enum RuleKind {
     /// A schema node with no `type` and no `anyOf`/`oneOf`/`allOf`, or a node with `properties`,
     /// is sent as `type: object`: a narrowing (an untyped node accepted every type).
     UntypedAsObject,
+    /// A schema node with no `type` and no `anyOf`/`oneOf`/`allOf`, a `true` subschema included,
+    /// is sent as `type: string`: a narrowing (langchain's default type).
+    UntypedAsString,
+    /// A node whose `type` is `"array"` and which has no `items` gets `items: {type: object}`: a
+    /// narrowing (the implicit `items: true` accepted every item).
+    ArrayItemsAsObject,
     /// Every property its object does not require also accepts `null`: a widening (the model is
     /// told an optional property may be null).
     OptionalNullable,
 }
 
 impl RuleKind {
-    pub const ALL: [Self; 2] = [Self::UntypedAsObject, Self::OptionalNullable];
+    pub const ALL: [Self; 4] = [Self::UntypedAsObject, Self::UntypedAsString, Self::ArrayItemsAsObject, Self::OptionalNullable];
 
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::UntypedAsObject => "untyped-as-object",
+            Self::UntypedAsString => "untyped-as-string",
+            Self::ArrayItemsAsObject => "array-items-as-object",
             Self::OptionalNullable => "optional-nullable",
         }
     }
@@ -728,7 +736,7 @@ impl RuleKind {
     #[must_use]
     pub fn direction(self) -> Direction {
         match self {
-            Self::UntypedAsObject => Direction::Narrowing,
+            Self::UntypedAsObject | Self::UntypedAsString | Self::ArrayItemsAsObject => Direction::Narrowing,
             Self::OptionalNullable => Direction::Widening,
         }
     }

@@ -254,10 +254,28 @@ pub(super) fn rule(root: &Value, kind: RuleKind, out: &mut BTreeMap<String, Node
         for child in walk::children(node) {
             stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), level + 1));
         }
+        if node == &Value::Bool(true) && kind == RuleKind::UntypedAsString {
+            // A `true` subschema is the untyped node at its most explicit.
+            any = true;
+            out.entry(pointer).or_default().tighten.push(Edit::Replace(json!({"type": "string"})));
+            continue;
+        }
         let Some(map) = node.as_object() else { continue };
+        let untyped = !["type", "anyOf", "oneOf", "allOf"].iter().any(|k| map.contains_key(*k));
         match kind {
+            RuleKind::UntypedAsString => {
+                if untyped {
+                    any = true;
+                    out.entry(pointer).or_default().tighten.push(Edit::Set { keyword: "type".to_owned(), value: Value::from("string") });
+                }
+            }
+            RuleKind::ArrayItemsAsObject => {
+                if map.get("type") == Some(&Value::from("array")) && !map.contains_key("items") {
+                    any = true;
+                    out.entry(pointer).or_default().tighten.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: json!({"type": "object"}) });
+                }
+            }
             RuleKind::UntypedAsObject => {
-                let untyped = !["type", "anyOf", "oneOf", "allOf"].iter().any(|k| map.contains_key(*k));
                 if untyped || map.contains_key("properties") {
                     any = true;
                     out.entry(pointer).or_default().tighten.push(Edit::Set { keyword: "type".to_owned(), value: Value::from("object") });
@@ -402,5 +420,27 @@ mod tests {
         assert_eq!(occurrence(&s, &occ("maxLength"), Becomes::Rewritten, Direction::Narrowing, None, None, &mut out), Some(Precision::Pinned));
         // The pinned bound rejects only the type its keyword applies to.
         assert!(out["/properties/a"].tighten.contains(&Edit::RejectType(Some("string"))));
+    }
+
+    #[test]
+    fn each_rule_edits_exactly_the_nodes_it_names() {
+        let s = json!({
+            "properties": {
+                "any": true,
+                "described": {"description": "d"},
+                "typed": {"type": "integer"},
+                "union": {"anyOf": [{"type": "string"}]},
+                "bare": {"type": "array"},
+                "listed": {"type": "array", "items": {"type": "integer"}}
+            }
+        });
+        let edited = |kind| {
+            let mut out = BTreeMap::new();
+            assert!(rule(&s, kind, &mut out));
+            out.into_iter().filter(|(_, e): &(String, NodeEdits)| !e.tighten.is_empty()).map(|(n, _)| n).collect::<Vec<_>>()
+        };
+        assert_eq!(edited(RuleKind::UntypedAsString), ["", "/properties/any", "/properties/described"]);
+        assert_eq!(edited(RuleKind::UntypedAsObject), ["", "/properties/described"]);
+        assert_eq!(edited(RuleKind::ArrayItemsAsObject), ["/properties/bare"]);
     }
 }
