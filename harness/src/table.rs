@@ -711,7 +711,8 @@ pub enum RuleKind {
     /// A schema node with no `type` and no `anyOf`/`oneOf`/`allOf`, a `true` subschema included,
     /// is sent as `type: string`: a narrowing (langchain's default type).
     UntypedAsString,
-    /// A node whose `type` is `"array"` and which has no `items` gets `items: {type: object}`: a
+    /// A node whose `type` is `"array"` (or a list holding it) and which has no `items` gets
+    /// `items: {type: object}`: a
     /// narrowing (the implicit `items: true` accepted every item).
     ArrayItemsAsObject,
     /// Every property its object does not require also accepts `null`: a widening (the model is

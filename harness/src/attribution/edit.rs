@@ -270,7 +270,13 @@ pub(super) fn rule(root: &Value, kind: RuleKind, out: &mut BTreeMap<String, Node
                 }
             }
             RuleKind::ArrayItemsAsObject => {
-                if map.get("type") == Some(&Value::from("array")) && !map.contains_key("items") {
+                let array = match map.get("type") {
+                    Some(Value::String(t)) => t == "array",
+                    // A type list holding `array` (its array branch, once split, gets the same).
+                    Some(Value::Array(types)) => types.iter().any(|t| t == "array"),
+                    _ => false,
+                };
+                if array && !map.contains_key("items") {
                     any = true;
                     out.entry(pointer).or_default().tighten.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: json!({"type": "object"}) });
                 }
@@ -431,6 +437,7 @@ mod tests {
                 "typed": {"type": "integer"},
                 "union": {"anyOf": [{"type": "string"}]},
                 "bare": {"type": "array"},
+                "either": {"type": ["object", "array"]},
                 "listed": {"type": "array", "items": {"type": "integer"}}
             }
         });
@@ -441,6 +448,6 @@ mod tests {
         };
         assert_eq!(edited(RuleKind::UntypedAsString), ["", "/properties/any", "/properties/described"]);
         assert_eq!(edited(RuleKind::UntypedAsObject), ["", "/properties/described"]);
-        assert_eq!(edited(RuleKind::ArrayItemsAsObject), ["/properties/bare"]);
+        assert_eq!(edited(RuleKind::ArrayItemsAsObject), ["/properties/bare", "/properties/either"]);
     }
 }
