@@ -708,8 +708,8 @@ pub enum RuleKind {
     /// A schema node with no `type` and no `anyOf`/`oneOf`/`allOf`, or a node with `properties`,
     /// is sent as `type: object`: a narrowing (an untyped node accepted every type).
     UntypedAsObject,
-    /// A schema node with no `type` and no `anyOf`/`oneOf`/`allOf`, a `true` subschema included,
-    /// is sent as `type: string`: a narrowing (langchain's default type).
+    /// A schema node below the root with no `type` and no `anyOf`/`oneOf`/`allOf`, a `true`
+    /// subschema included, is sent as `type: string`: a narrowing (langchain's default type).
     UntypedAsString,
     /// A node whose `type` is `"array"` (or a list holding it) and which has no `items` gets
     /// `items: {type: object}`: a

@@ -254,6 +254,11 @@ pub(super) fn rule(root: &Value, kind: RuleKind, out: &mut BTreeMap<String, Node
         for child in walk::children(node) {
             stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), level + 1));
         }
+        // The root is the tool's parameters, which a translator defaulting to STRING still sends
+        // as an object (langchain's `_dict_to_genai_schema`): the rule stands below it.
+        if kind == RuleKind::UntypedAsString && pointer.is_empty() {
+            continue;
+        }
         if node == &Value::Bool(true) && kind == RuleKind::UntypedAsString {
             // A `true` subschema is the untyped node at its most explicit.
             any = true;
@@ -446,7 +451,7 @@ mod tests {
             assert!(rule(&s, kind, &mut out));
             out.into_iter().filter(|(_, e): &(String, NodeEdits)| !e.tighten.is_empty()).map(|(n, _)| n).collect::<Vec<_>>()
         };
-        assert_eq!(edited(RuleKind::UntypedAsString), ["", "/properties/any", "/properties/described"]);
+        assert_eq!(edited(RuleKind::UntypedAsString), ["/properties/any", "/properties/described"]);
         assert_eq!(edited(RuleKind::UntypedAsObject), ["", "/properties/described"]);
         assert_eq!(edited(RuleKind::ArrayItemsAsObject), ["/properties/bare", "/properties/either"]);
     }

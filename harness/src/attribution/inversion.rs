@@ -34,7 +34,7 @@ pub(super) fn inversions(source: &Value, validator: &jsonschema::Validator, x: &
         if !at_false {
             continue;
         }
-        let culprit = Culprit { node, keyword, instance_at: error.instance_path().as_str().to_owned(), inverted: true };
+        let culprit = Culprit { node, keyword, instance_at: error.instance_path().as_str().to_owned(), inverted: true, also_at: Vec::new() };
         if out.contains(&culprit) || !relaxed.accepts(&path, &culprit, x) {
             continue;
         }

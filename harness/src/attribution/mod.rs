@@ -369,7 +369,20 @@ impl<'a> Bounds<'a> {
         }
         if direction == Direction::Narrowing && !self.prep().pinned_marks.is_empty() {
             let culprits = self.culprits(direction, x);
-            let rows: Vec<Option<String>> = culprits.iter().map(|c| self.row_at(&c.node, &c.keyword).map(|r| r.id.to_string())).collect();
+            let rows: Vec<Option<String>> = culprits
+                .iter()
+                .map(|c| {
+                    if c.keyword.is_empty() {
+                        // No keyword there: a pinned mark standing at a node that applies in place.
+                        return self
+                            .rows
+                            .iter()
+                            .find(|(o, r)| c.stands_at(&o.pointer) && self.prep().pinned_marks.contains(&r.id.to_string()))
+                            .map(|(_, r)| r.id.to_string());
+                    }
+                    self.row_at(&c.node, &c.keyword).map(|r| r.id.to_string())
+                })
+                .collect();
             let all_allowed = !rows.is_empty() && rows.iter().all(|r| r.as_ref().is_some_and(|r| self.prep().pinned_marks.contains(r) || self.prep().narrowing_rows.contains(r)));
             if all_allowed {
                 let marked: Vec<String> = rows.into_iter().flatten().filter(|r| self.prep().pinned_marks.contains(r)).collect();
@@ -433,7 +446,7 @@ impl<'a> Bounds<'a> {
         !culprits.is_empty()
             && culprits.iter().all(|c| {
                 if c.keyword.is_empty() {
-                    return self.rows.iter().any(|(o, r)| o.pointer == c.node && loose.contains(r.id.to_string().as_str()));
+                    return self.rows.iter().any(|(o, r)| c.stands_at(&o.pointer) && loose.contains(r.id.to_string().as_str()));
                 }
                 self.row_at(&c.node, &c.keyword).is_some_and(|r| {
                     let id = r.id.to_string();

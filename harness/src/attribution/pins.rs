@@ -23,6 +23,11 @@ pub struct Culprit {
     pub instance_at: String,
     /// The source rejects there with a `false` subschema: a widening there is an inversion.
     pub inverted: bool,
+    /// With no keyword named: the other source nodes that apply in place at that location (the
+    /// node holding an `anyOf` or `$ref` the culprit's node is a branch or target of). A pinned
+    /// mark on one of them stands where the projection's keyword does: the closing of a root
+    /// typed `object` shows up at its `anyOf` branch, which holds no keyword that could carry it.
+    pub also_at: Vec<String>,
 }
 
 /// The occurrences a widening is rejected at in `relaxed` (the source loosened by the table),
@@ -35,14 +40,14 @@ pub(super) fn widening(relaxed: &Value, validator: &jsonschema::Validator, x: &V
             let path = leaf.schema_path().as_str().to_owned();
             let instance_at = leaf.instance_path().as_str().to_owned();
             if let Some((node, keyword)) = provenance.source_of(&path) {
-                push(&mut out, Culprit { node, keyword, instance_at, inverted: false });
+                push(&mut out, Culprit { node, keyword, instance_at, inverted: false, also_at: Vec::new() });
                 continue;
             }
             let path = provenance.in_source(&path);
             let (node, keyword) = split_keyword(&path, relaxed);
             let value = relaxed.pointer(&path).filter(|_| is_schema_position(&path));
             let inverted = matches!(value, Some(Value::Bool(false))) || (keyword == "not" && value.is_some_and(is_empty_schema));
-            push(&mut out, Culprit { node, keyword, instance_at, inverted });
+            push(&mut out, Culprit { node, keyword, instance_at, inverted, also_at: Vec::new() });
         }
     }
     out
@@ -76,12 +81,13 @@ pub(super) fn narrowing(
             let mut named = false;
             for node in &nodes {
                 for k in occurs(node, &keyword) {
-                    push(&mut out, Culprit { node: node.clone(), keyword: k, instance_at: at.clone(), inverted: false });
+                    push(&mut out, Culprit { node: node.clone(), keyword: k, instance_at: at.clone(), inverted: false, also_at: Vec::new() });
                     named = true;
                 }
             }
             if !named && let Some(node) = nodes.last() {
-                push(&mut out, Culprit { node: node.clone(), keyword: String::new(), instance_at: at.clone(), inverted: false });
+                let also_at = nodes[..nodes.len() - 1].to_vec();
+                push(&mut out, Culprit { node: node.clone(), keyword: String::new(), instance_at: at.clone(), inverted: false, also_at });
             }
         }
     }
@@ -102,6 +108,15 @@ fn leaves<'e>(error: &'e jsonschema::ValidationError<'e>) -> Vec<&'e jsonschema:
         return vec![error];
     }
     branches.into_iter().flat_map(|branch| branch.iter().flat_map(leaves)).collect()
+}
+
+impl Culprit {
+    /// Whether an occurrence at `node` stands where this culprit is pinned: its own node, or,
+    /// with no keyword named, a node applying in place at the same location.
+    #[must_use]
+    pub fn stands_at(&self, node: &str) -> bool {
+        self.node == node || (self.keyword.is_empty() && self.also_at.iter().any(|n| n == node))
+    }
 }
 
 /// Where the locations of a bound came from: the parts the bound wrote itself (a `oneOf`, `if` or
