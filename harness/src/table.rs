@@ -1529,7 +1529,10 @@ fn models_errors(text: &str, external: bool, models: Option<&str>, dispositions_
     if external_tables.iter().any(|t| t == name) {
         return Vec::new();
     }
-    let mut message = format!("`models: {name}` names no external translator (a table in {} with `run:`)", dispositions_dir.display());
+    // The directory by its name, not its path: the message lands in reports/, which must not
+    // depend on where the project is checked out.
+    let dir = dispositions_dir.file_name().map_or_else(|| "dispositions".into(), |n| n.to_string_lossy());
+    let mut message = format!("`models: {name}` names no external translator (a table in {dir}/ with `run:`)");
     if let Some(near) = nearest(name, external_tables.iter().map(String::as_str)) {
         message.push_str(&format!(" (did you mean `{near}`?)"));
     }
