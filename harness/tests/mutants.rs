@@ -732,3 +732,22 @@ fn a_table_rule_explains_its_behaviour_and_nothing_beside_it() {
     }), &case);
     assert_deviation(&kind, &[Direction::Narrowing], false, false, "pattern", "/anyOf/0/properties/glob");
 }
+
+/// A narrowing the projection makes with a keyword that no node applying there holds (the root
+/// closed beside its `anyOf`: the branches declare the keys, the root has none) is carried by a
+/// pinned mark on a keyword of a node applying in place at that location (the root's `type`).
+/// Without the mark it is caught; with it, known. Before, the witness was pinned on the last
+/// branch the locator listed, which holds no keyword a mark could stand on, and no mark explained it.
+#[test]
+fn a_narrowing_with_no_keyword_there_is_carried_by_a_mark_on_a_node_applying_in_place() {
+    let case = own_case("refused.yaml::root-any-of");
+    let closes_root = Rewriting("closes-root", |m| {
+        if m.get("type") == Some(&Value::from("object")) && m.contains_key("anyOf") {
+            m.insert("additionalProperties".to_owned(), Value::Bool(false));
+        }
+    });
+    caught(&identity_with(&[], ""), &closes_root, &case);
+    let marked = identity_with(&[("type", "{ disposition: preserved, known_violation: { issue: \"demo#3\", direction: narrowing } }")], "");
+    let verdict = oracle::check(&marked, &closes_root, &case, &Env::default());
+    assert!(matches!(verdict, Verdict::ExpectedFailure { .. }), "the mark on the root's type carries it: {verdict:?}");
+}
