@@ -60,7 +60,7 @@ pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String>
 pub fn applicable_nodes_with(resolver: Option<&refs::Resolver<'_>>, root: &Value, instance: &Value, at: &str) -> Vec<String> {
     let mut visits = 0;
     let follow = |holder: &str, reference: &str| match resolver {
-        Some(resolver) => resolver.resolve(reference, holder).ok(),
+        Some(resolver) => resolver.resolve_uri(reference, holder).ok(),
         None => target_at(root, reference, holder),
     };
     let mut here: BTreeSet<String> = closure(root, instance, [String::new()], &follow, &mut visits);
@@ -212,5 +212,11 @@ mod tests {
         let schema = json!({"dependentSchemas": {"foo": {"properties": {"bar": {"type": "integer"}}}}, "properties": {"bar": true}});
         assert_eq!(applicable_nodes(&schema, &json!({"bar": 1}), "/bar"), ["/properties/bar"]);
         assert_eq!(applicable_nodes(&schema, &json!({"foo": 0, "bar": 1}), "/bar"), ["/dependentSchemas/foo/properties/bar", "/properties/bar"]);
+    }
+
+    #[test]
+    fn a_reference_by_uri_to_an_embedded_resource_is_followed() {
+        let schema = json!({"$id": "https://example.com/root", "$defs": {"n": {"$id": "node", "type": "integer"}}, "properties": {"a": {"$ref": "node"}}});
+        assert_eq!(applicable_nodes(&schema, &json!({"a": 1}), "/a"), ["/$defs/n", "/properties/a"]);
     }
 }
