@@ -309,6 +309,10 @@ pub struct MarkScope {
     /// `const` of `null`: an explicit `null` is a value here, not an absence).
     #[serde(default, deserialize_with = "present")]
     pub value: Option<Value>,
+    /// Only occurrences whose node also holds one of these keywords (an `anyOf` beside a `type`
+    /// or a `default`, which some translators rewrite as an intersection).
+    #[serde(default)]
+    pub beside: Vec<String>,
 }
 
 /// A field that is present holds a value, `null` included (serde's `Option` would read `null` as
@@ -322,6 +326,12 @@ impl MarkScope {
     #[must_use]
     pub fn covers_value(&self, value: &Value) -> bool {
         self.value.as_ref().is_none_or(|v| schema_fidelity_translators::equality::json_eq(v, value))
+    }
+
+    /// Whether an occurrence on `node` (the schema object holding it) is in scope by `beside`.
+    #[must_use]
+    pub fn covers_node(&self, node: Option<&Value>) -> bool {
+        self.beside.is_empty() || node.and_then(Value::as_object).is_some_and(|m| self.beside.iter().any(|k| m.contains_key(k)))
     }
 }
 
@@ -1450,8 +1460,14 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
             if !scope.names.is_empty() && !map_valued {
                 fail(format!("`where: {{names}}` scopes a mark to entries of a schema map (`properties`, `patternProperties`, ...); `{keyword}` holds none"));
             }
-            if scope.names.is_empty() && scope.value.is_none() {
-                fail("`where:` is empty: name the entries (`names:`) or the value (`value:`) the mark is about".to_owned());
+            if scope.names.is_empty() && scope.value.is_none() && scope.beside.is_empty() {
+                fail("`where:` is empty: name the entries (`names:`), the value (`value:`) or the keywords beside it (`beside:`) the mark is about".to_owned());
+            }
+            if let Some(unknown) = scope.beside.iter().find(|k| !vocabulary::is_keyword(k)) {
+                fail(format!("`where: {{beside}}` names `{unknown}`, which is no draft 2020-12 keyword"));
+            }
+            if !scope.beside.is_empty() && kv.direction == Direction::Narrowing && kv.to.is_none() {
+                fail("`where: {beside}` scopes the bound of a mark: a narrowing mark without `to:` is pinned on its row, which no scope narrows; give it a `to:`".to_owned());
             }
         }
     }

@@ -37,7 +37,7 @@ pub(super) fn occurrence(
     depth: Option<u32>,
     out: &mut BTreeMap<String, NodeEdits>,
 ) -> Option<Precision> {
-    if scope.is_some_and(|s| !s.covers_value(occ.value)) {
+    if scope.is_some_and(|s| !s.covers_value(occ.value) || !s.covers_node(root.pointer(&occ.pointer))) {
         return None;
     }
     let names = scope.map(|s| s.names.clone()).filter(|n| !n.is_empty());

@@ -290,6 +290,9 @@ impl<'a> Builder<'a> {
         let mut reject: Vec<Option<&'static str>> = Vec::new();
         let mut or_null = false;
         let mut one_of_as_any_of = false;
+        // Entries an edit of this node wrote whole (`SetEntries`): final, never emitted again
+        // under their own pointers, whose edits would otherwise overwrite them.
+        let mut written: BTreeMap<&str, Option<&Vec<String>>> = BTreeMap::new();
         for edit in edits {
             match edit {
                 Edit::Loosen { keyword, names } => {
@@ -298,6 +301,7 @@ impl<'a> Builder<'a> {
                 // Renamed once its branches are emitted under their own pointers (below).
                 Edit::OneOfAsAnyOf => one_of_as_any_of = true,
                 Edit::Set { keyword, value } => {
+                    written.insert(keyword.as_str(), None);
                     map.insert(keyword.clone(), value.clone());
                 }
                 Edit::SetIfAbsent { keyword, value } => {
@@ -305,7 +309,10 @@ impl<'a> Builder<'a> {
                         map.insert(keyword.clone(), value.clone());
                     }
                 }
-                Edit::SetEntries { keyword, value, names } => match map.get_mut(keyword) {
+                Edit::SetEntries { keyword, value, names } => match {
+                    written.insert(keyword.as_str(), names.as_ref());
+                    map.get_mut(keyword)
+                } {
                     Some(Value::Object(entries)) => {
                         for (name, entry) in entries.iter_mut() {
                             if names.as_ref().is_none_or(|n| n.contains(name)) {
@@ -398,10 +405,12 @@ impl<'a> Builder<'a> {
             let Some(kind) = walk::value_kind(&key) else { continue };
             let child_mode = if key == "not" { mode.flipped() } else { mode };
             let names = loosened.get(key.as_str()).copied().flatten();
+            let overwritten = written.get(key.as_str()).copied();
+            let is_written = |name: &str| overwritten.is_some_and(|n| n.is_none_or(|n| n.iter().any(|x| x == name)));
             let Some(value) = map.get_mut(&key) else { continue };
             match kind {
                 ValueKind::Schema => {
-                    if walk::is_schema(value) {
+                    if walk::is_schema(value) && overwritten.is_none() {
                         let suffix = format!("/{}", walk::escape(&key));
                         *value = self.emit(value, &here(&suffix), child_at(at, &suffix).as_deref(), child_mode, main, in_copy, other_needed);
                     }
@@ -409,7 +418,7 @@ impl<'a> Builder<'a> {
                 ValueKind::SchemaArray => {
                     if let Value::Array(items) = value {
                         for (i, item) in items.iter_mut().enumerate() {
-                            if walk::is_schema(item) {
+                            if walk::is_schema(item) && !is_written(&i.to_string()) {
                                 let suffix = format!("/{}/{i}", walk::escape(&key));
                                 *item = self.emit(item, &here(&suffix), child_at(at, &suffix).as_deref(), child_mode, main, in_copy, other_needed);
                             }
@@ -419,7 +428,7 @@ impl<'a> Builder<'a> {
                 ValueKind::SchemaMap => {
                     if let Value::Object(entries) = value {
                         for (name, entry) in entries.iter_mut() {
-                            if names.is_some_and(|n| n.contains(name)) || !walk::is_schema(entry) {
+                            if names.is_some_and(|n| n.contains(name)) || !walk::is_schema(entry) || is_written(name) {
                                 continue;
                             }
                             let suffix = format!("/{}/{}", walk::escape(&key), walk::escape(name));
