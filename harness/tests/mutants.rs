@@ -751,3 +751,27 @@ fn a_narrowing_with_no_keyword_there_is_carried_by_a_mark_on_a_node_applying_in_
     let verdict = oracle::check(&marked, &closes_root, &case, &Env::default());
     assert!(matches!(verdict, Verdict::ExpectedFailure { .. }), "the mark on the root's type carries it: {verdict:?}");
 }
+
+/// A `{type: null}` member dropped (merged into its node as a `nullable` that no `type` carries) is
+/// bounded by `null-dropped` on that member's `type`: the bound is `enum: []` there, not the
+/// `type: []` that the meta-schema forbids (the bound did not compile, and no mark explained it).
+#[test]
+fn a_null_member_dropped_behind_a_reference_is_bounded_by_null_dropped() {
+    let case = own_case("recursion.yaml::mutual-recursion-through-required");
+    let merges = Rewriting("merges-null", |m| {
+        if let Some(Value::Array(branches)) = m.get("anyOf").cloned()
+            && branches.len() == 2
+            && branches[1] == serde_json::json!({"type": "null"})
+        {
+            m.remove("anyOf");
+            if let Value::Object(first) = &branches[0] {
+                for (k, v) in first {
+                    m.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    });
+    let marked = identity_with(&[("type", "{ disposition: preserved, known_violation: { issue: \"demo#4\", direction: narrowing, to: null-dropped, where: { value: \"null\" } } }")], "");
+    let verdict = oracle::check(&marked, &merges, &case, &Env::default());
+    assert!(matches!(verdict, Verdict::ExpectedFailure { .. }), "{verdict:?}");
+}

@@ -568,15 +568,22 @@ fn loosen(map: &mut Map<String, Value>, keyword: &str, names: Option<&Vec<String
 }
 
 fn drop_null(map: &mut Map<String, Value>) {
-    match map.get("type") {
-        Some(Value::Array(types)) => {
-            let kept: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+    let kept: Option<Vec<Value>> = match map.get("type") {
+        Some(Value::Array(types)) => Some(types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect()),
+        Some(Value::String(t)) if t == "null" => Some(Vec::new()),
+        _ => None,
+    };
+    match kept {
+        // No type left: nothing is accepted. `type: []` says so too, but the meta-schema
+        // forbids it and the bound would not compile; an empty `enum` is allowed.
+        Some(kept) if kept.is_empty() => {
+            map.shift_remove("type");
+            map.insert("enum".to_owned(), Value::Array(Vec::new()));
+        }
+        Some(kept) => {
             map.insert("type".to_owned(), Value::Array(kept));
         }
-        Some(Value::String(t)) if t == "null" => {
-            map.insert("type".to_owned(), Value::Array(Vec::new()));
-        }
-        _ => {}
+        None => {}
     }
     if let Some(Value::Array(values)) = map.get("enum") {
         let kept: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
@@ -670,5 +677,13 @@ mod tests {
         assert!(valid(&source, &json!("bb")) && !valid(&lower, &json!("bb")));
         // "abc": both accept in every variant.
         assert!(valid(&lower, &json!("abc")));
+    }
+
+    #[test]
+    fn a_null_type_dropped_leaves_a_bound_that_compiles_and_rejects_everything() {
+        let source = json!({"type":"object","properties":{"first":{"$ref":"#/$defs/a"}},"required":["first"],"$defs":{"a":{"type":"object","properties":{"tag":{"const":"a"},"next":{"anyOf":[{"$ref":"#/$defs/b"},{"type":"null"}]}},"required":["tag","next"]},"b":{"type":"object","properties":{"tag":{"const":"b"},"next":{"anyOf":[{"$ref":"#/$defs/a"},{"type":"null"}]}},"required":["tag","next"]}}});
+        let e = edits("/$defs/a/properties/next/anyOf/1", vec![], vec![Edit::DropNull]);
+        let (b, _) = bound(&source, &e, Mode::Lower);
+        assert!(!valid(&b, &json!({"first":{"tag":"a","next":null}})));
     }
 }
