@@ -725,13 +725,17 @@ pub enum RuleKind {
     /// `items: {type: object}`: a
     /// narrowing (the implicit `items: true` accepted every item).
     ArrayItemsAsObject,
+    /// A property named after an `Object.prototype` member (`__proto__`, `constructor`,
+    /// `toString`, ...) is left out of its object, which then rejects it: a narrowing (zod-based
+    /// JavaScript converters guard their shapes against prototype pollution this way).
+    PrototypeNamesDropped,
     /// Every property its object does not require also accepts `null`: a widening (the model is
     /// told an optional property may be null).
     OptionalNullable,
 }
 
 impl RuleKind {
-    pub const ALL: [Self; 4] = [Self::UntypedAsObject, Self::UntypedAsString, Self::ArrayItemsAsObject, Self::OptionalNullable];
+    pub const ALL: [Self; 5] = [Self::UntypedAsObject, Self::UntypedAsString, Self::ArrayItemsAsObject, Self::PrototypeNamesDropped, Self::OptionalNullable];
 
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -739,6 +743,7 @@ impl RuleKind {
             Self::UntypedAsObject => "untyped-as-object",
             Self::UntypedAsString => "untyped-as-string",
             Self::ArrayItemsAsObject => "array-items-as-object",
+            Self::PrototypeNamesDropped => "prototype-names-dropped",
             Self::OptionalNullable => "optional-nullable",
         }
     }
@@ -747,7 +752,7 @@ impl RuleKind {
     #[must_use]
     pub fn direction(self) -> Direction {
         match self {
-            Self::UntypedAsObject | Self::UntypedAsString | Self::ArrayItemsAsObject => Direction::Narrowing,
+            Self::UntypedAsObject | Self::UntypedAsString | Self::ArrayItemsAsObject | Self::PrototypeNamesDropped => Direction::Narrowing,
             Self::OptionalNullable => Direction::Widening,
         }
     }

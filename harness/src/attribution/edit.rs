@@ -243,6 +243,23 @@ pub(super) fn implicit_true(root: &Value, word: Becomes, depth: Option<u32>, out
     any
 }
 
+/// The own properties of JavaScript's `Object.prototype`: the names a prototype-pollution guard
+/// (`Object.prototype.hasOwnProperty.call(Object.prototype, name)`) refuses.
+const OBJECT_PROTOTYPE_MEMBERS: [&str; 12] = [
+    "__proto__",
+    "constructor",
+    "toString",
+    "toLocaleString",
+    "valueOf",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
+
 /// The edits of a table-level rule on every node of `root`.
 pub(super) fn rule(root: &Value, kind: RuleKind, out: &mut BTreeMap<String, NodeEdits>) -> bool {
     let mut any = false;
@@ -284,6 +301,20 @@ pub(super) fn rule(root: &Value, kind: RuleKind, out: &mut BTreeMap<String, Node
                 if array && !map.contains_key("items") {
                     any = true;
                     out.entry(pointer).or_default().tighten.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: json!({"type": "object"}) });
+                }
+            }
+            RuleKind::PrototypeNamesDropped => {
+                let names: Vec<String> = map
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flat_map(|p| p.keys())
+                    .filter(|name| OBJECT_PROTOTYPE_MEMBERS.contains(&name.as_str()))
+                    .cloned()
+                    .collect();
+                if !names.is_empty() {
+                    any = true;
+                    out.entry(pointer).or_default().tighten.push(Edit::SetEntries { keyword: "properties".to_owned(), value: Value::Bool(false), names: Some(names) });
                 }
             }
             RuleKind::UntypedAsObject => {
@@ -443,7 +474,8 @@ mod tests {
                 "union": {"anyOf": [{"type": "string"}]},
                 "bare": {"type": "array"},
                 "either": {"type": ["object", "array"]},
-                "listed": {"type": "array", "items": {"type": "integer"}}
+                "listed": {"type": "array", "items": {"type": "integer"}},
+                "guarded": {"properties": {"constructor": true, "name": true}}
             }
         });
         let edited = |kind| {
@@ -451,8 +483,9 @@ mod tests {
             assert!(rule(&s, kind, &mut out));
             out.into_iter().filter(|(_, e): &(String, NodeEdits)| !e.tighten.is_empty()).map(|(n, _)| n).collect::<Vec<_>>()
         };
-        assert_eq!(edited(RuleKind::UntypedAsString), ["/properties/any", "/properties/described"]);
-        assert_eq!(edited(RuleKind::UntypedAsObject), ["", "/properties/described"]);
+        assert_eq!(edited(RuleKind::UntypedAsString), ["/properties/any", "/properties/described", "/properties/guarded", "/properties/guarded/properties/constructor", "/properties/guarded/properties/name"]);
+        assert_eq!(edited(RuleKind::PrototypeNamesDropped), ["/properties/guarded"]);
+        assert_eq!(edited(RuleKind::UntypedAsObject), ["", "/properties/described", "/properties/guarded"]);
         assert_eq!(edited(RuleKind::ArrayItemsAsObject), ["/properties/bare", "/properties/either"]);
     }
 }

@@ -36,7 +36,7 @@ pub struct Culprit {
 pub(super) fn widening(relaxed: &Value, validator: &jsonschema::Validator, x: &Value, provenance: &Provenance) -> Vec<Culprit> {
     let mut out: Vec<Culprit> = Vec::new();
     for error in validator.iter_errors(x) {
-        for leaf in leaves(&error) {
+        for leaf in leaves(&error, None) {
             let path = leaf.schema_path().as_str().to_owned();
             let instance_at = leaf.instance_path().as_str().to_owned();
             if let Some((node, keyword)) = provenance.source_of(&path) {
@@ -67,7 +67,7 @@ pub(super) fn narrowing(
 ) -> Vec<Culprit> {
     let mut out: Vec<Culprit> = Vec::new();
     for error in projection.iter_errors(encoded) {
-        for leaf in leaves(&error) {
+        for leaf in leaves(&error, Some(source)) {
             let at = leaf.instance_path().as_str().to_owned();
             let keyword = leaf.kind().keyword().to_owned();
             // Where the source has no schema for that location (an item of an array the source
@@ -97,9 +97,23 @@ pub(super) fn narrowing(
 /// The errors a union's failure comes down to: for `anyOf`/`oneOf` with no branch matching, the
 /// errors of the branches meant for the instance (those it has the type of, when some do), else the
 /// union itself. A `oneOf` that matched several branches is the `oneOf`'s own failure.
-fn leaves<'e>(error: &'e jsonschema::ValidationError<'e>) -> Vec<&'e jsonschema::ValidationError<'e>> {
+///
+/// For a narrowing (`source` given), a projection `anyOf` standing where the source has one of as
+/// many branches, some of them accepting anything (`true`, `{}`): the source accepts the instance
+/// through those, so their counterparts' errors are what the union's failure comes down to, a type
+/// error included (a `true` branch a translator wrote as `{type: boolean}` is what narrowed).
+fn leaves<'e>(error: &'e jsonschema::ValidationError<'e>, source: Option<&Value>) -> Vec<&'e jsonschema::ValidationError<'e>> {
     use jsonschema::error::ValidationErrorKind as K;
     let (K::AnyOf { context } | K::OneOfNotValid { context }) = error.kind() else { return vec![error] };
+    if matches!(error.kind(), K::AnyOf { .. })
+        && let Some(Value::Array(branches)) = source.and_then(|s| s.pointer(error.schema_path().as_str()))
+        && branches.len() == context.len()
+    {
+        let open: Vec<usize> = (0..branches.len()).filter(|i| is_any_value(&branches[*i]) && !context[*i].is_empty()).collect();
+        if !open.is_empty() {
+            return open.into_iter().flat_map(|i| context[i].iter().flat_map(|e| leaves(e, source))).collect();
+        }
+    }
     let at = error.instance_path().as_str();
     let typed: Vec<&Vec<jsonschema::ValidationError<'e>>> =
         context.iter().filter(|branch| !branch.is_empty() && !branch.iter().any(|e| matches!(e.kind(), K::Type { .. }) && e.instance_path().as_str() == at)).collect();
@@ -107,7 +121,12 @@ fn leaves<'e>(error: &'e jsonschema::ValidationError<'e>) -> Vec<&'e jsonschema:
     if branches.is_empty() {
         return vec![error];
     }
-    branches.into_iter().flat_map(|branch| branch.iter().flat_map(leaves)).collect()
+    branches.into_iter().flat_map(|branch| branch.iter().flat_map(|e| leaves(e, source))).collect()
+}
+
+/// A subschema that accepts every instance: `true` or `{}`.
+fn is_any_value(schema: &Value) -> bool {
+    schema == &Value::Bool(true) || schema.as_object().is_some_and(Map::is_empty)
 }
 
 impl Culprit {
