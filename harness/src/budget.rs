@@ -11,6 +11,7 @@
 //! | budget | default | hard ceiling | variable |
 //! |---|---|---|---|
 //! | input size (one file read) | 4 MiB | 256 MiB | `SCHEMA_FIDELITY_MAX_INPUT_BYTES` |
+//! | report size (one `report.json` read by `report --diff`) | 64 MiB | 256 MiB | `SCHEMA_FIDELITY_MAX_REPORT_BYTES` |
 //! | schema size (JSON values in one schema) | 20,000 | 5,000,000 | `SCHEMA_FIDELITY_MAX_SCHEMA_NODES` |
 //! | enum size (values of one `enum`) | 2,000 | 1,000,000 | `SCHEMA_FIDELITY_MAX_ENUM` |
 //! | property count (`properties` of one object schema) | 300 | 100,000 | `SCHEMA_FIDELITY_MAX_PROPERTIES` |
@@ -84,6 +85,10 @@ pub struct Budget {
 }
 
 pub const INPUT_BYTES: Budget = Budget { name: "input size", env: "SCHEMA_FIDELITY_MAX_INPUT_BYTES", default: 4 << 20, ceiling: 256 << 20, unit: "bytes" };
+/// A `report.json` is this tool's own output, with the attribution of every known trial: about
+/// 10 MB for this repository's 49 translators, more than a schema a user hands `check` should be.
+pub const REPORT_BYTES: Budget =
+    Budget { name: "report size", env: "SCHEMA_FIDELITY_MAX_REPORT_BYTES", default: 64 << 20, ceiling: 256 << 20, unit: "bytes" };
 pub const SCHEMA_NODES: Budget =
     Budget { name: "schema size", env: "SCHEMA_FIDELITY_MAX_SCHEMA_NODES", default: 20_000, ceiling: 5_000_000, unit: "JSON values" };
 pub const ENUM_VALUES: Budget = Budget { name: "enum size", env: "SCHEMA_FIDELITY_MAX_ENUM", default: 2_000, ceiling: 1_000_000, unit: "values" };
@@ -104,8 +109,8 @@ pub const STRING_LENGTH: Budget =
 pub const TRIAL_SECONDS: Budget = Budget { name: "trial time", env: "SCHEMA_FIDELITY_MAX_TRIAL_SECONDS", default: 30, ceiling: 3_600, unit: "seconds" };
 
 /// Every budget, in the order the documentation lists them.
-pub const ALL: [&Budget; 9] =
-    [&INPUT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH, &STRING_LENGTH, &TRIAL_SECONDS];
+pub const ALL: [&Budget; 10] =
+    [&INPUT_BYTES, &REPORT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH, &STRING_LENGTH, &TRIAL_SECONDS];
 
 /// The budgets of a run: the defaults, with what the environment overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -285,6 +290,20 @@ pub fn read_text(path: &Path, budgets: &Budgets) -> Result<String, String> {
 /// # Errors
 /// As [`read_text`], without the UTF-8 check.
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    read_limited_by(path, limit, &INPUT_BYTES)
+}
+
+/// Read a `report.json` at most [`REPORT_BYTES`] long, as [`read_text`] does.
+///
+/// # Errors
+/// As [`read_text`].
+pub fn read_report(path: &Path, budgets: &Budgets) -> Result<String, String> {
+    let bytes = read_limited_by(path, budgets.get(&REPORT_BYTES), &REPORT_BYTES)?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+}
+
+/// [`read_limited`], the error naming `budget`.
+fn read_limited_by(path: &Path, limit: u64, budget: &Budget) -> Result<Vec<u8>, String> {
     use std::os::unix::fs::OpenOptionsExt as _;
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     regular(&meta)?;
@@ -298,7 +317,7 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         let size = if meta.len() > limit { format!("{} bytes", meta.len()) } else { "more than that".to_owned() };
         return Err(format!(
             "the file is larger than the {} budget of {limit} bytes ({size}; raise it with {}=N, at most {})",
-            INPUT_BYTES.name, INPUT_BYTES.env, INPUT_BYTES.ceiling
+            budget.name, budget.env, budget.ceiling
         ));
     }
     Ok(bytes)

@@ -494,7 +494,7 @@ fn report_command(check_only: bool, settings: &Settings) -> Result<u8, String> {
 /// `report --diff OLD [NEW]`: compare two runs' report.json, without running anything.
 fn report_diff(old: &str, new: Option<&String>, settings: &Settings) -> Result<u8, String> {
     let read = |path: &std::path::Path| -> Result<serde_json::Value, String> {
-        let text = budget::read_text(path, &settings.budgets).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = budget::read_report(path, &settings.budgets).map_err(|e| format!("{}: {e}", path.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: not a report.json: {e}", path.display()))
     };
     let new_path = match new {

@@ -809,8 +809,8 @@ fn every_file_read_is_a_regular_file_within_the_input_budget() {
         out.assert_error(&["/dev/zero: is a device, not a regular file"]);
     }
     let big = p.write("big.json", &json!({"description": "x".repeat(200_000)}).to_string());
-    let out = run_within(&p.0, &["report", "--diff", big.to_str().expect("utf-8")], &[("SCHEMA_FIDELITY_MAX_INPUT_BYTES", "100000")], quick);
-    out.assert_error(&["big.json: the file is larger than the input size budget of 100000 bytes"]);
+    let out = run_within(&p.0, &["report", "--diff", big.to_str().expect("utf-8")], &[("SCHEMA_FIDELITY_MAX_REPORT_BYTES", "100000")], quick);
+    out.assert_error(&["big.json: the file is larger than the report size budget of 100000 bytes"]);
     let fifo = p.0.join("tool.fifo");
     let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
     assert!(made.success());
