@@ -183,7 +183,9 @@ pub const README: &str = "README.md";
 /// Read a file `report` itself wrote (a committed report, the README), under the input budget
 /// and only if it is a regular file; `None` when it is absent or unreadable.
 fn read_committed(path: &Path) -> Option<String> {
-    crate::budget::read_text(path, crate::budget::current()).ok()
+    // The committed reports are this tool's own output, read under the report budget: the input
+    // budget, meant for a user's schema, is smaller than this repository's report.json.
+    crate::budget::read_report(path, crate::budget::current()).ok()
 }
 
 /// The files `report` itself wrote into `dir` last time: the fixed ones and a page per translator
