@@ -309,21 +309,21 @@ impl<'a> Builder<'a> {
                         map.insert(keyword.clone(), value.clone());
                     }
                 }
-                Edit::SetEntries { keyword, value, names } => match {
+                Edit::SetEntries { keyword, value, names } => {
                     written.insert(keyword.as_str(), names.as_ref());
-                    map.get_mut(keyword)
-                } {
-                    Some(Value::Object(entries)) => {
-                        for (name, entry) in entries.iter_mut() {
-                            if names.as_ref().is_none_or(|n| n.contains(name)) {
-                                *entry = value.clone();
+                    match map.get_mut(keyword) {
+                        Some(Value::Object(entries)) => {
+                            for (name, entry) in entries.iter_mut() {
+                                if names.as_ref().is_none_or(|n| n.contains(name)) {
+                                    *entry = value.clone();
+                                }
                             }
                         }
+                        Some(Value::Array(entries)) => entries.iter_mut().for_each(|e| *e = value.clone()),
+                        Some(slot) => *slot = value.clone(),
+                        None => {}
                     }
-                    Some(Value::Array(entries)) => entries.iter_mut().for_each(|e| *e = value.clone()),
-                    Some(slot) => *slot = value.clone(),
-                    None => {}
-                },
+                }
                 Edit::DropNull => drop_null(map),
                 Edit::RequireAll => require_all(map),
                 Edit::RejectType(ty) => reject.push(*ty),
