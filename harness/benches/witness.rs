@@ -20,6 +20,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use schema_fidelity::attribution::Judgement;
 use schema_fidelity::corpus::{Case, Origin};
 use schema_fidelity::oracle::{self, Env};
 use schema_fidelity::project::Project;
@@ -77,7 +78,7 @@ fn main() {
         prepared.push(Prepared { case, source, projection_schema, projection });
     }
     // An equivalent rewrite has no deviation to attribute: the attribution is never asked.
-    let explains = |_: Direction, _: &Value| schema_fidelity::attribution::Judgement::Unexplained;
+    let explains = |_: Direction, _: &Value| Judgement::Unexplained;
     let codec = Codec::Identity;
     let trial_names: Vec<String> = prepared.iter().map(|p| format!("{TRANSLATOR}::{}", p.case.id)).collect();
     let sides: Vec<Sides<'_>> = prepared

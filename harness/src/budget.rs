@@ -8,17 +8,31 @@
 //! under about a second on a 2-core machine, an environment variable to raise it, and an error
 //! that names the budget, where it was exceeded and how to raise it:
 //!
-//! | budget | default | variable |
-//! |---|---|---|
-//! | input size (one schema or corpus file) | 4 MiB | `SCHEMA_FIDELITY_MAX_INPUT_BYTES` |
-//! | schema size (JSON values in one schema) | 20,000 | `SCHEMA_FIDELITY_MAX_SCHEMA_NODES` |
-//! | enum size (values of one `enum`) | 2,000 | `SCHEMA_FIDELITY_MAX_ENUM` |
-//! | property count (`properties` of one object schema) | 300 | `SCHEMA_FIDELITY_MAX_PROPERTIES` |
-//! | required length (names in one `required`) | 300 | `SCHEMA_FIDELITY_MAX_REQUIRED` |
-//! | `$ref` chain (references, each inside the target of the one before) | 64 | `SCHEMA_FIDELITY_MAX_REF_CHAIN` |
-//! | instance length (longest array built) | 4,096 | `SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH` |
-//! | string length (longest string built) | 262,144 | `SCHEMA_FIDELITY_MAX_STRING_LENGTH` |
-//! | trial time (one trial's witness search, in seconds) | 30 | `SCHEMA_FIDELITY_MAX_TRIAL_SECONDS` |
+//! | budget | default | hard ceiling | variable |
+//! |---|---|---|---|
+//! | input size (one file read) | 4 MiB | 256 MiB | `SCHEMA_FIDELITY_MAX_INPUT_BYTES` |
+//! | report size (one `report.json` read by `report --diff`) | 64 MiB | 256 MiB | `SCHEMA_FIDELITY_MAX_REPORT_BYTES` |
+//! | schema size (JSON values in one schema) | 20,000 | 5,000,000 | `SCHEMA_FIDELITY_MAX_SCHEMA_NODES` |
+//! | enum size (values of one `enum`) | 2,000 | 1,000,000 | `SCHEMA_FIDELITY_MAX_ENUM` |
+//! | property count (`properties` of one object schema) | 300 | 100,000 | `SCHEMA_FIDELITY_MAX_PROPERTIES` |
+//! | required length (names in one `required`) | 300 | 1,000,000 | `SCHEMA_FIDELITY_MAX_REQUIRED` |
+//! | `$ref` chain (references, each inside the target of the one before) | 64 | 1,024 | `SCHEMA_FIDELITY_MAX_REF_CHAIN` |
+//! | instance length (longest array built) | 4,096 | 16,384 | `SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH` |
+//! | string length (longest string built) | 262,144 | 1,048,576 | `SCHEMA_FIDELITY_MAX_STRING_LENGTH` |
+//! | trial time (one trial's witness search, in seconds) | 30 | 3,600 | `SCHEMA_FIDELITY_MAX_TRIAL_SECONDS` |
+//!
+//! A variable is input like any other: a value that is not a whole number from 1 to the budget's
+//! hard ceiling is a usage error naming the variable ([`Budgets::from_env`]), never a fallback to
+//! the default. The ceilings are what keeps a setting from doing what a hostile schema cannot: a
+//! string length of 2^64 - 1 overflowed an allocation, an input size of 2^64 - 1 let
+//! `check /dev/zero` read gigabytes. The generators keep about a trial's draws in memory at once
+//! (256 by default), so the instance and string ceilings are set for that many instances at the
+//! ceiling to fit in about a gigabyte, and the `$ref` chain ceiling for the translators that
+//! inline a chain recursively to stay well inside a thread's stack.
+//!
+//! The committed reports are made with the defaults: `report` refuses to write while a budget is
+//! set to anything else ([`Budgets::departure`]), since a lower one turns corpus cases into
+//! errors and a higher one draws other instances.
 //!
 //! Nesting is bounded too, but not here: JSON is read at most 128 levels deep (serde_json's limit)
 //! and schemas are walked at most [`walk::MAX_DEPTH`] (also 128) levels deep; neither is a knob,
@@ -63,26 +77,40 @@ pub struct Budget {
     /// The environment variable that raises (or lowers) it.
     pub env: &'static str,
     pub default: u64,
+    /// The most any setting may ask for: what the harness can take on without an allocation
+    /// beyond its means or an overflow.
+    pub ceiling: u64,
     /// What is counted, for messages ("values", "bytes").
     pub unit: &'static str,
 }
 
-pub const INPUT_BYTES: Budget = Budget { name: "input size", env: "SCHEMA_FIDELITY_MAX_INPUT_BYTES", default: 4 << 20, unit: "bytes" };
-pub const SCHEMA_NODES: Budget = Budget { name: "schema size", env: "SCHEMA_FIDELITY_MAX_SCHEMA_NODES", default: 20_000, unit: "JSON values" };
-pub const ENUM_VALUES: Budget = Budget { name: "enum size", env: "SCHEMA_FIDELITY_MAX_ENUM", default: 2_000, unit: "values" };
-pub const PROPERTIES: Budget = Budget { name: "property count", env: "SCHEMA_FIDELITY_MAX_PROPERTIES", default: 300, unit: "properties" };
-pub const REQUIRED: Budget = Budget { name: "required length", env: "SCHEMA_FIDELITY_MAX_REQUIRED", default: 300, unit: "names" };
-pub const REF_CHAIN: Budget =
-    Budget { name: "$ref chain", env: "SCHEMA_FIDELITY_MAX_REF_CHAIN", default: 64, unit: "references, each inside the target of the one before" };
+pub const INPUT_BYTES: Budget = Budget { name: "input size", env: "SCHEMA_FIDELITY_MAX_INPUT_BYTES", default: 4 << 20, ceiling: 256 << 20, unit: "bytes" };
+/// A `report.json` is this tool's own output, with the attribution of every known trial: about
+/// 10 MB for this repository's 49 translators, more than a schema a user hands `check` should be.
+pub const REPORT_BYTES: Budget =
+    Budget { name: "report size", env: "SCHEMA_FIDELITY_MAX_REPORT_BYTES", default: 64 << 20, ceiling: 256 << 20, unit: "bytes" };
+pub const SCHEMA_NODES: Budget =
+    Budget { name: "schema size", env: "SCHEMA_FIDELITY_MAX_SCHEMA_NODES", default: 20_000, ceiling: 5_000_000, unit: "JSON values" };
+pub const ENUM_VALUES: Budget = Budget { name: "enum size", env: "SCHEMA_FIDELITY_MAX_ENUM", default: 2_000, ceiling: 1_000_000, unit: "values" };
+pub const PROPERTIES: Budget =
+    Budget { name: "property count", env: "SCHEMA_FIDELITY_MAX_PROPERTIES", default: 300, ceiling: 100_000, unit: "properties" };
+pub const REQUIRED: Budget = Budget { name: "required length", env: "SCHEMA_FIDELITY_MAX_REQUIRED", default: 300, ceiling: 1_000_000, unit: "names" };
+pub const REF_CHAIN: Budget = Budget {
+    name: "$ref chain",
+    env: "SCHEMA_FIDELITY_MAX_REF_CHAIN",
+    default: 64,
+    ceiling: 1_024,
+    unit: "references, each inside the target of the one before",
+};
 pub const INSTANCE_LENGTH: Budget =
-    Budget { name: "instance length", env: "SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH", default: 4096, unit: "characters or items" };
+    Budget { name: "instance length", env: "SCHEMA_FIDELITY_MAX_INSTANCE_LENGTH", default: 4096, ceiling: 16_384, unit: "characters or items" };
 pub const STRING_LENGTH: Budget =
-    Budget { name: "string length", env: "SCHEMA_FIDELITY_MAX_STRING_LENGTH", default: 262_144, unit: "characters" };
-pub const TRIAL_SECONDS: Budget = Budget { name: "trial time", env: "SCHEMA_FIDELITY_MAX_TRIAL_SECONDS", default: 30, unit: "seconds" };
+    Budget { name: "string length", env: "SCHEMA_FIDELITY_MAX_STRING_LENGTH", default: 262_144, ceiling: 1 << 20, unit: "characters" };
+pub const TRIAL_SECONDS: Budget = Budget { name: "trial time", env: "SCHEMA_FIDELITY_MAX_TRIAL_SECONDS", default: 30, ceiling: 3_600, unit: "seconds" };
 
 /// Every budget, in the order the documentation lists them.
-pub const ALL: [&Budget; 9] =
-    [&INPUT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH, &STRING_LENGTH, &TRIAL_SECONDS];
+pub const ALL: [&Budget; 10] =
+    [&INPUT_BYTES, &REPORT_BYTES, &SCHEMA_NODES, &ENUM_VALUES, &PROPERTIES, &REQUIRED, &REF_CHAIN, &INSTANCE_LENGTH, &STRING_LENGTH, &TRIAL_SECONDS];
 
 /// The budgets of a run: the defaults, with what the environment overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,20 +128,35 @@ impl Budgets {
     /// The defaults, overridden by the environment.
     ///
     /// # Errors
-    /// A variable that is set but is not a positive whole number, named: a budget the user asked
-    /// for and did not get would be a silent change of what is checked.
+    /// The first variable that is set but is not a whole number from 1 to its budget's hard
+    /// ceiling, named: a budget the user asked for and did not get would be a silent change of
+    /// what is checked, and one beyond the ceiling an allocation the harness cannot make.
     pub fn from_env() -> Result<Self, String> {
+        Self::from_vars(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))
+    }
+
+    /// The defaults, overridden by what `var` gives for each budget's variable.
+    ///
+    /// # Errors
+    /// As [`Budgets::from_env`].
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
         let mut budgets = Self::default();
         for b in ALL {
-            if let Some(text) = std::env::var_os(b.env) {
-                let text = text.to_string_lossy();
-                match text.trim().parse::<u64>() {
-                    Ok(n) if n > 0 => budgets.set(b, n),
-                    _ => return Err(format!("{}={text:?} is not a positive whole number (the {} budget, in {})", b.env, b.name, b.unit)),
-                }
+            if let Some(text) = var(b.env) {
+                budgets.set(b, parse_limit(b, &text)?);
             }
         }
         Ok(budgets)
+    }
+
+    /// The budgets set to something other than their default, as `VARIABLE=value`, or `None`.
+    /// The committed reports are made with the defaults: a run that departs from them may judge
+    /// the corpus differently (a lower budget turns a case into a corpus error, a higher string
+    /// or instance length draws other instances), so its reports must not replace them.
+    #[must_use]
+    pub fn departure(&self) -> Option<String> {
+        let set: Vec<String> = ALL.iter().filter(|b| self.get(b) != b.default).map(|b| format!("{}={}", b.env, self.get(b))).collect();
+        (!set.is_empty()).then(|| set.join(", "))
     }
 
     /// The limit of `budget`.
@@ -134,13 +177,45 @@ impl Budgets {
     }
 }
 
-/// The budgets from the environment, read once per process. An invalid variable falls back to
-/// the defaults here; [`Budgets::from_env`] is what commands and the corpus loader call first, so
-/// the invalid value is reported there rather than ignored.
+/// Parse one budget variable's value: a whole number from 1 to the budget's ceiling.
+fn parse_limit(b: &Budget, text: &str) -> Result<u64, String> {
+    let what = format!("the {} budget, in {}; default {}", b.name, b.unit, b.default);
+    let beyond = || Err(format!("{}={text:?} is beyond the hard ceiling of {} ({what}): no setting may pass it", b.env, b.ceiling));
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > b.ceiling => beyond(),
+        Ok(n) if n > 0 => Ok(n),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => beyond(),
+        _ => Err(format!("{}={text:?} is not a positive whole number ({what}, at most {})", b.env, b.ceiling)),
+    }
+}
+
+/// The budgets of this process, settled once: [`install`]ed by the CLI from the settings it
+/// parsed, or else read from the environment on first use.
+static CURRENT: OnceLock<Result<Budgets, String>> = OnceLock::new();
+
+/// Make `budgets` the budgets of this process ([`current`]). The CLI calls it once, with the
+/// budgets of its [`crate::settings::Settings`], before anything reads a file; it has no effect
+/// once the budgets are settled.
+pub fn install(budgets: Budgets) {
+    let _ = CURRENT.set(Ok(budgets));
+}
+
+/// The budgets of this process, or why the environment gives none (a variable that is not a
+/// valid setting), read from the environment once per process unless [`install`]ed first.
+///
+/// # Errors
+/// The invalid variable, named.
+pub fn settled() -> Result<&'static Budgets, String> {
+    CURRENT.get_or_init(Budgets::from_env).as_ref().map_err(Clone::clone)
+}
+
+/// The budgets of this process ([`settled`]); the defaults when a variable is invalid, which the
+/// CLI has already refused with a usage error and the corpus loader reports as an error of
+/// every file it reads.
 #[must_use]
 pub fn current() -> &'static Budgets {
-    static CURRENT: OnceLock<Budgets> = OnceLock::new();
-    CURRENT.get_or_init(|| Budgets::from_env().unwrap_or_default())
+    static DEFAULTS: OnceLock<Budgets> = OnceLock::new();
+    settled().unwrap_or_else(|_| DEFAULTS.get_or_init(Budgets::default))
 }
 
 /// The longest string or array the generators build ([`INSTANCE_LENGTH`]).
@@ -183,34 +258,89 @@ impl fmt::Display for Exceeded {
             Some("") => " at the root".to_owned(),
             Some(p) => format!(" at `{p}`"),
         };
-        write!(
-            f,
-            "{}{at} has {} {}, beyond the {} budget of {} (raise it with {}={})",
-            self.what, self.found, self.budget.unit, self.budget.name, self.limit, self.budget.env, self.found
-        )
+        write!(f, "{}{at} has {} {}, beyond the {} budget of {}", self.what, self.found, self.budget.unit, self.budget.name, self.limit)?;
+        if self.found > self.budget.ceiling {
+            write!(f, " (and beyond its hard ceiling of {}, which {} cannot pass)", self.budget.ceiling, self.budget.env)
+        } else {
+            write!(f, " (raise it with {}={})", self.budget.env, self.found)
+        }
     }
 }
 
-/// Read a file the user or a contributor wrote, at most [`INPUT_BYTES`] of it: a huge file (or
-/// `/dev/zero`) is an error naming the budget, never an allocation of its size.
+/// Read a file the user or a contributor wrote, at most [`INPUT_BYTES`] of it: a huge file is an
+/// error naming the budget, never an allocation of its size, and only a regular file is read
+/// ([`read_limited`]).
 ///
 /// # Errors
-/// The read error, the budget exceeded, or text that is not UTF-8, as a sentence without the file
-/// name (the caller names it).
+/// The read error, the budget exceeded, a file that is not a regular file, or text that is not
+/// UTF-8, as a sentence without the file name (the caller names it).
 pub fn read_text(path: &Path, budgets: &Budgets) -> Result<String, String> {
-    let limit = budgets.get(&INPUT_BYTES);
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let bytes = read_limited(path, budgets.get(&INPUT_BYTES))?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+}
+
+/// Read at most `limit` bytes of the regular file at `path` (symbolic links followed).
+///
+/// Every file a command reads goes through here, so that none can make it wait or grow without
+/// bound: a device (`/dev/zero` never ends), a FIFO (opening one waits for a writer, forever if
+/// none comes) or a directory is refused before it is opened, and opened without blocking in case
+/// the path is swapped for one in between; a file longer than `limit` is an error naming the
+/// [`INPUT_BYTES`] budget, read no further than that.
+///
+/// # Errors
+/// As [`read_text`], without the UTF-8 check.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    read_limited_by(path, limit, &INPUT_BYTES)
+}
+
+/// Read a `report.json` at most [`REPORT_BYTES`] long, as [`read_text`] does.
+///
+/// # Errors
+/// As [`read_text`].
+pub fn read_report(path: &Path, budgets: &Budgets) -> Result<String, String> {
+    let bytes = read_limited_by(path, budgets.get(&REPORT_BYTES), &REPORT_BYTES)?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+}
+
+/// [`read_limited`], the error naming `budget`.
+fn read_limited_by(path: &Path, limit: u64, budget: &Budget) -> Result<Vec<u8>, String> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    regular(&meta)?;
+    let nonblocking = i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).unwrap_or(0);
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(nonblocking).open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
+    regular(&meta)?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > limit {
-        let found = std::fs::metadata(path).map(|m| m.len()).ok().filter(|n| *n > limit);
-        let size = found.map_or_else(|| "more than that".to_owned(), |n| format!("{n} bytes"));
+        let size = if meta.len() > limit { format!("{} bytes", meta.len()) } else { "more than that".to_owned() };
         return Err(format!(
-            "the file is larger than the {} budget of {limit} bytes ({size}; raise it with {}=N)",
-            INPUT_BYTES.name, INPUT_BYTES.env
+            "the file is larger than the {} budget of {limit} bytes ({size}; raise it with {}=N, at most {})",
+            budget.name, budget.env, budget.ceiling
         ));
     }
-    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+    Ok(bytes)
+}
+
+/// An error unless `meta` is a regular file's, saying what it is instead.
+fn regular(meta: &std::fs::Metadata) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt as _;
+    let t = meta.file_type();
+    let what = if t.is_file() {
+        return Ok(());
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (a named pipe)"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
+    };
+    Err(format!("is {what}, not a regular file: only regular files are read (a device or a pipe may never end)"))
 }
 
 /// Check one schema against the structural budgets: its size, every `enum`, `properties` and
@@ -457,8 +587,36 @@ mod tests {
     fn a_file_beyond_the_input_budget_is_not_read_whole() {
         let mut b = Budgets::default();
         b.set(&INPUT_BYTES, 10);
-        // /dev/zero never ends: only the budget stops the read.
+        let path = std::env::temp_dir().join(format!("schema-fidelity-budget-{}", std::process::id()));
+        std::fs::write(&path, "x".repeat(100)).expect("write");
+        let e = read_text(&path, &b).unwrap_err();
+        let _ = std::fs::remove_file(&path);
+        assert!(e.contains("larger than the input size budget of 10 bytes (100 bytes") && e.contains("SCHEMA_FIDELITY_MAX_INPUT_BYTES"), "{e}");
+        // /dev/zero never ends, and a FIFO may never be written: neither is opened for reading.
         let e = read_text(Path::new("/dev/zero"), &b).unwrap_err();
-        assert!(e.contains("larger than the input size budget of 10 bytes") && e.contains("SCHEMA_FIDELITY_MAX_INPUT_BYTES"), "{e}");
+        assert!(e.contains("is a device, not a regular file"), "{e}");
+        let e = read_text(Path::new("/"), &b).unwrap_err();
+        assert!(e.contains("is a directory, not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn a_budget_variable_is_a_whole_number_from_one_to_its_ceiling() {
+        let vars = |name: &'static str, value: &'static str| move |n: &str| (n == name).then(|| value.to_owned());
+        for bad in ["abc", "0", "-1", "", "1.5", "0x10"] {
+            let e = Budgets::from_vars(vars("SCHEMA_FIDELITY_MAX_ENUM", bad)).unwrap_err();
+            assert!(e.starts_with(&format!("SCHEMA_FIDELITY_MAX_ENUM={bad:?} is not a positive whole number")), "{e}");
+        }
+        for huge in ["18446744073709551615", "18446744073709551616", "1000001"] {
+            let e = Budgets::from_vars(vars("SCHEMA_FIDELITY_MAX_ENUM", huge)).unwrap_err();
+            assert!(e.contains("is beyond the hard ceiling of 1000000"), "{e}");
+        }
+        let at_ceiling = Budgets::from_vars(vars("SCHEMA_FIDELITY_MAX_STRING_LENGTH", "1048576")).expect("the ceiling itself is allowed");
+        assert_eq!(at_ceiling.get(&STRING_LENGTH), STRING_LENGTH.ceiling);
+        assert_eq!(at_ceiling.departure().as_deref(), Some("SCHEMA_FIDELITY_MAX_STRING_LENGTH=1048576"));
+        let at_default = Budgets::from_vars(vars("SCHEMA_FIDELITY_MAX_ENUM", " 2000 ")).expect("the default, spelled out");
+        assert_eq!(at_default.departure(), None, "the default value is no departure");
+        for b in ALL {
+            assert!(b.default <= b.ceiling, "{}", b.env);
+        }
     }
 }

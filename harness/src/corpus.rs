@@ -151,8 +151,8 @@ pub fn own_files(project_root: &Path) -> Vec<(String, PathBuf)> {
 /// case is malformed (duplicated name, no instances).
 pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusError> {
     let fail = |line: Option<u64>, message: String| CorpusError { id: id_prefix.to_owned(), file: path.to_owned(), line, message };
-    let budgets = crate::budget::Budgets::from_env().map_err(|e| fail(None, e))?;
-    let text = crate::budget::read_text(path, &budgets).map_err(|e| fail(None, e))?;
+    let budgets = crate::budget::settled().map_err(|e| fail(None, e))?;
+    let text = crate::budget::read_text(path, budgets).map_err(|e| fail(None, e))?;
     let is_json = path.extension().is_some_and(|e| e == "json");
     let file: OwnFile = if is_json {
         // JSON files carry no per-case line; the reader bounds nesting and rejects duplicate keys
@@ -190,7 +190,7 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
         }
         // Before any trial runs it: an enum of 100,000 values or a `$ref` chain thousands long
         // would cost every translator minutes (or overflow a stack) instead of one clear error.
-        crate::budget::check_schema(&c.schema, &budgets).map_err(|e| fail(line, format!("case `{}`: {e}", c.name)))?;
+        crate::budget::check_schema(&c.schema, budgets).map_err(|e| fail(line, format!("case `{}`: {e}", c.name)))?;
         let mut issues = file.issues.clone();
         issues.extend(c.issues);
         cases.push(Case {
@@ -320,7 +320,7 @@ pub const WRAP_PROPERTY: &str = "value";
 /// A [`CorpusError`] when the file is not in the suite's format.
 pub fn load_suite_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusError> {
     let fail = |message: String| CorpusError { id: id_prefix.to_owned(), file: path.to_owned(), line: None, message };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let text = crate::budget::read_text(path, crate::budget::current()).map_err(fail)?;
     let raw: Vec<SuiteCase> = serde_json::from_str(&text).map_err(|e| fail(format!("not a suite file: {e}")))?;
     let mut used = std::collections::BTreeMap::<String, usize>::new();
     Ok(raw

@@ -98,11 +98,13 @@ fn lift_proto(schema: &Value, pointer: &str, depth: usize) -> Result<Value, Stri
                 }
                 Value::Array(lifted)
             }
-            "properties" => {
-                let props = value.as_object().ok_or_else(|| format!("`{pointer}/properties` is not a map"))?;
+            // Definitions are Schema messages too (a translator that writes `$defs` writes them in
+            // the proto's dialect): a `nullable` there admits null as it does inline.
+            "properties" | "$defs" | "definitions" => {
+                let props = value.as_object().ok_or_else(|| format!("`{pointer}/{key}` is not a map"))?;
                 let mut lifted = Map::new();
                 for (name, p) in props {
-                    let child = format!("{pointer}/properties/{}", schema_fidelity_translators::walk::escape(name));
+                    let child = format!("{pointer}/{key}/{}", schema_fidelity_translators::walk::escape(name));
                     lifted.insert(name.clone(), lift_proto(p, &child, depth + 1)?);
                 }
                 Value::Object(lifted)
@@ -121,22 +123,33 @@ mod tests {
 
     #[test]
     fn openapi_nullable_admits_null_beside_a_type() {
-        let schema = json!({"type": "object", "example": {"a": "x"}, "properties": {
+        let schema = json!({"type": "object", "example": {"a": "x"}, "$defs": {"n": {"type": "integer", "nullable": true}}, "properties": {
             "a": {"type": "string", "nullable": true, "enum": ["x"]},
             "b": {"type": ["integer", "boolean"], "nullable": true},
             "c": {"nullable": true, "minimum": 1},
             "d": {"type": "string", "nullable": false},
+            "f": {"$ref": "#/$defs/n"},
             "e": {"type": "array", "items": {"type": "number", "nullable": true}}
         }});
         assert_eq!(
             lift(Dialect::OpenApi30, &schema).unwrap(),
-            json!({"type": "object", "properties": {
+            json!({"type": "object", "$defs": {"n": {"type": ["integer", "null"]}}, "properties": {
                 "a": {"type": ["string", "null"], "enum": ["x", null]},
                 "b": {"type": ["integer", "boolean", "null"]},
                 "c": {"minimum": 1},
                 "d": {"type": "string"},
+                "f": {"$ref": "#/$defs/n"},
                 "e": {"type": "array", "items": {"type": ["number", "null"]}}
             }})
+        );
+    }
+
+    #[test]
+    fn proto_definitions_lift_like_inline_nodes() {
+        let proto = json!({"type": "OBJECT", "$defs": {"n": {"type": "INTEGER", "nullable": true}}, "properties": {"m": {"$ref": "#/$defs/n"}}});
+        assert_eq!(
+            lift(Dialect::GeminiProto, &proto).unwrap(),
+            json!({"type": "object", "$defs": {"n": {"type": ["integer", "null"]}}, "properties": {"m": {"$ref": "#/$defs/n"}}})
         );
     }
 

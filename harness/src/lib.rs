@@ -22,6 +22,7 @@
 //! - [`trials`]: tables × corpus as libtest-mimic trials.
 //! - [`external`]: translators in other languages, run as adapter processes over a JSON-lines protocol.
 //! - [`project`]: where things are on disk.
+//! - [`settings`]: every `SCHEMA_FIDELITY_*` variable, read once per command.
 //! - [`report`]: the committed reports (matrix, per-translator pages, `report.json`) and the CLI's
 //!   `check`, `explain` and `new`.
 //! - [`witness`]: instances drawn from both sides of a trial, near misses, shrinking.
@@ -44,6 +45,7 @@ pub mod recursion;
 pub mod report;
 pub mod retrieve;
 pub mod schemas;
+pub mod settings;
 pub mod table;
 pub mod target;
 pub mod terminal;

@@ -40,6 +40,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 use schema_fidelity::oracle::Env;
+use schema_fidelity::settings::Settings;
 use schema_fidelity::{budget, json};
 use schema_fidelity::project::Project;
 use schema_fidelity::report::{self, check, explain, scaffold};
@@ -213,6 +214,9 @@ const EXIT_HELP: &str = concat!(
     "\n",
     "The project is found from the current directory upwards (a folder holding dispositions/ and corpus/).\n",
     "The JSON-Schema-Test-Suite is read from ../shared/jsts or $SCHEMA_FIDELITY_JSTS.\n",
+    "Every SCHEMA_FIDELITY_* variable is checked before a command runs: a value it cannot take (a budget\n",
+    "that is not a whole number up to its ceiling) is a usage error naming it; `report` writes nothing\n",
+    "while a budget or witness setting differs from its default.\n",
     "Progress is shown on stderr when it is a terminal; help is coloured only on a terminal without NO_COLOR."
 );
 
@@ -242,16 +246,30 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(code).unwrap_or(EXIT_USAGE));
         }
     };
+    // Every setting, for every command, before anything runs: a variable the harness cannot use
+    // is a usage error naming it, never a default taken in its place.
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(problems) => {
+            eprintln!("error: {}", problems.replace('\n', "\nerror: "));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    for note in settings.notes() {
+        eprintln!("note: {note}");
+    }
+    budget::install(settings.budgets.clone());
+    report::install_test_pause(settings.test_pause.clone());
     let result = match cli.command {
-        Command::Run { translators, verbose, coverage } => run(&translators, verbose, coverage),
+        Command::Run { translators, verbose, coverage } => run(&translators, verbose, coverage, &settings),
         Command::Report { check, diff } => match diff.as_deref() {
-            Some([old]) => report_diff(old, None),
-            Some([old, new]) => report_diff(old, Some(new)),
-            _ => report_command(check),
+            Some([old]) => report_diff(old, None, &settings),
+            Some([old, new]) => report_diff(old, Some(new), &settings),
+            _ => report_command(check, &settings),
         },
-        Command::Explain { translator, keyword } => explain_command(translator, keyword),
-        Command::Check { schema, translators, format } => check_command(&schema, &translators, format == Format::Json),
-        Command::Lint => lint(),
+        Command::Explain { translator, keyword } => explain_command(translator, keyword, &settings),
+        Command::Check { schema, translators, format } => check_command(&schema, &translators, format == Format::Json, &settings),
+        Command::Lint => lint(&settings),
         Command::New { name } => new_command(&name),
         Command::Completions { shell } => {
             let mut script = Vec::new();
@@ -305,9 +323,9 @@ columns: compared  cases whose instances were compared: the projection agreed wi
          skipped   cases not run here (e.g. a suite case the validator gets wrong); --verbose lists them
          crashed   of the failed and known, the cases where the translator threw (a crash, not a refusal)";
 
-fn run(wanted: &[String], verbose: bool, coverage: bool) -> Result<u8, String> {
+fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) -> Result<u8, String> {
     let loaded = Arc::new(trials::load(project()?, &Selection::All));
-    let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
+    let resolver = trials::resolver(&loaded, &settings.adapters);
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
     check_wanted(wanted, &names)?;
     let mut ok = true;
@@ -422,17 +440,18 @@ fn run(wanted: &[String], verbose: bool, coverage: bool) -> Result<u8, String> {
     Ok(status(ok))
 }
 
-fn report_command(check_only: bool) -> Result<u8, String> {
-    let loaded = trials::load(project()?, &Selection::All);
-    let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
-    if let Some(reason) = unavailable_translators(&loaded, &resolver) {
-        eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; install them (see .ci/run) to regenerate those");
-    }
-    let departure = loaded.env.witness.departure();
-    if let Some(settings) = &departure
+fn report_command(check_only: bool, settings: &Settings) -> Result<u8, String> {
+    // Refused before anything runs: reports made with other settings would say other things.
+    let departure = settings.departure();
+    if let Some(set) = &departure
         && !check_only
     {
-        return Err(format!("{settings}: the committed reports are made with the default witness settings; unset them to write reports/"));
+        return Err(format!("{set}: the committed reports are made with the default settings; unset these to write reports/"));
+    }
+    let loaded = trials::load(project()?, &Selection::All);
+    let resolver = trials::resolver(&loaded, &settings.adapters);
+    if let Some(reason) = unavailable_translators(&loaded, &resolver) {
+        eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; install them (see .ci/run) to regenerate those");
     }
     let generated = report::generate(&loaded, &resolver, true)?;
     let project = &loaded.project;
@@ -440,6 +459,9 @@ fn report_command(check_only: bool) -> Result<u8, String> {
         eprintln!("note: {reason}\nnote: without the suite, the case counts and witnesses cover the own corpus only");
     }
     if check_only {
+        if let Some(note) = report::interrupted(project) {
+            eprintln!("note: {note}");
+        }
         let tables_only = project.suite.is_err() || departure.is_some();
         if let Some(settings) = &departure {
             eprintln!("note: comparing the reports that depend on the tables alone ({settings} changes what the others hold)");
@@ -470,9 +492,9 @@ fn report_command(check_only: bool) -> Result<u8, String> {
 }
 
 /// `report --diff OLD [NEW]`: compare two runs' report.json, without running anything.
-fn report_diff(old: &str, new: Option<&String>) -> Result<u8, String> {
+fn report_diff(old: &str, new: Option<&String>, settings: &Settings) -> Result<u8, String> {
     let read = |path: &std::path::Path| -> Result<serde_json::Value, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let text = budget::read_report(path, &settings.budgets).map_err(|e| format!("{}: {e}", path.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: not a report.json: {e}", path.display()))
     };
     let new_path = match new {
@@ -485,7 +507,7 @@ fn report_diff(old: &str, new: Option<&String>) -> Result<u8, String> {
     Ok(EXIT_OK)
 }
 
-fn explain_command(translator: String, keyword: Option<String>) -> Result<u8, String> {
+fn explain_command(translator: String, keyword: Option<String>, settings: &Settings) -> Result<u8, String> {
     let query = explain::parse_query(&[Some(translator), keyword].into_iter().flatten().collect::<Vec<_>>())?;
     let loaded = trials::load(project()?, &Selection::All);
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
@@ -501,7 +523,7 @@ fn explain_command(translator: String, keyword: Option<String>) -> Result<u8, St
         return Ok(EXIT_OK);
     };
     let rows = explain::find_rows(table, key, query.refinement.as_deref())?;
-    let translator = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env())(&query.translator);
+    let translator = trials::resolver(&loaded, &settings.adapters)(&query.translator);
     if let Some(reason) = translator.as_deref().and_then(|t| t.unavailable()) {
         eprintln!("note: `{}` is unavailable here, so its cases are not run: {reason}", query.translator);
     }
@@ -510,16 +532,16 @@ fn explain_command(translator: String, keyword: Option<String>) -> Result<u8, St
     Ok(EXIT_OK)
 }
 
-fn check_command(file: &str, wanted: &[String], json: bool) -> Result<u8, String> {
-    let budgets = budget::Budgets::from_env()?;
-    let text = budget::read_text(std::path::Path::new(&file), &budgets).map_err(|e| format!("{file}: {e}"))?;
+fn check_command(file: &str, wanted: &[String], json: bool, settings: &Settings) -> Result<u8, String> {
+    let budgets = &settings.budgets;
+    let text = budget::read_text(std::path::Path::new(&file), budgets).map_err(|e| format!("{file}: {e}"))?;
     let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
 
     let project = project()?;
     let tables = check::load_tables(&project);
     let names: Vec<&str> = tables.iter().map(|(n, _, _)| n.as_str()).collect();
     check_wanted(wanted, &names)?;
-    let resolver = trials::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &schema_fidelity::external::Config::from_env());
+    let resolver = trials::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &settings.adapters);
     let mut selected = Vec::new();
     for (name, table, errors) in &tables {
         if !wanted.is_empty() && !wanted.contains(name) {
@@ -537,7 +559,7 @@ fn check_command(file: &str, wanted: &[String], json: bool) -> Result<u8, String
         }
     }
     let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
-    let report = check::check(file, &schema, &targets, &Env::default(), &budgets)?;
+    let report = check::check(file, &schema, &targets, &Env::default(), budgets)?;
     if json {
         let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
         emit(&(schema_fidelity::terminal::sanitize_json(&out) + "\n"));
@@ -551,13 +573,13 @@ fn check_command(file: &str, wanted: &[String], json: bool) -> Result<u8, String
     })
 }
 
-fn lint() -> Result<u8, String> {
+fn lint(settings: &Settings) -> Result<u8, String> {
     let loaded = trials::load(project()?, &Selection::All);
-    let budgets = budget::Budgets::from_env()?;
+    let budgets = &settings.budgets;
     // What the `TRANSLATOR::lint` trials of `cargo test` reject, first: the table's own findings
     // and a translator no one provides. Every file is read; a file that does not parse is one
     // problem (its line), and the other files are still checked.
-    let resolver = trials::resolver(&loaded, &schema_fidelity::external::Config::from_env());
+    let resolver = trials::resolver(&loaded, &settings.adapters);
     let mut problems = 0;
     for (name, table, errors) in &loaded.tables {
         for e in errors {
@@ -572,7 +594,7 @@ fn lint() -> Result<u8, String> {
         // cannot start, a name the reports take.
         let runnable = match table {
             Some(table) => {
-                let text = budget::read_text(&loaded.project.root.join(&table.file), &budgets).unwrap_or_default();
+                let text = budget::read_text(&loaded.project.root.join(&table.file), budgets).unwrap_or_default();
                 table::lint_runnable(table, &text, &loaded.project.root, report::RESERVED_NAMES)
             }
             None if report::RESERVED_NAMES.contains(&name.as_str()) => {
@@ -606,10 +628,29 @@ fn new_command(name: &str) -> Result<u8, String> {
     let project = project()?;
     let path = project.dispositions_dir().join(format!("{name}.yaml"));
     let shown = project.relative(&path).display().to_string();
-    if path.exists() {
-        return Err(format!("{shown} already exists; `new` never overwrites a table (edit it, or remove it first)"));
+    let exists = || format!("{shown} already exists; `new` never overwrites a table (edit it, or remove it first)");
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(exists());
     }
-    std::fs::write(&path, scaffold::scaffold(name)).map_err(|e| format!("{shown}: cannot write: {e}"))?;
+    let dir = project.dispositions_dir();
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(format!("{}: is a symbolic link; `new` writes only into a real dispositions/ directory of the project", project.relative(&dir).display()));
+    }
+    // Whole or not at all: written beside it, then linked into place, which never replaces a
+    // file (nor follows a link) that appeared meanwhile.
+    let temp = dir.join(format!(".{name}.yaml.schema-fidelity-{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(scaffold::scaffold(name).as_bytes()).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::hard_link(&temp, &path));
+    let _ = std::fs::remove_file(&temp);
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && std::fs::symlink_metadata(&path).is_ok() => return Err(exists()),
+        Err(e) => return Err(format!("{shown}: cannot write: {e}")),
+    }
     println!("wrote {shown}: every row says `disposition: TODO`, and so do `description:`, `source:`, `run:` and `install:`.");
     println!("Fill each in with what the translator really does; `schema-fidelity lint` lists what is left.");
     println!("An external translator: write its adapter and point `run:` at it (README, \"Onboarding a translator\").");

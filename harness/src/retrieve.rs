@@ -33,7 +33,7 @@ impl Retrieve for LocalRetriever {
             if rel.split('/').any(|seg| seg == "..") {
                 return Err(format!("remote $ref `{uri}` leaves the suite's remotes directory").into());
             }
-            let text = std::fs::read_to_string(dir.join(rel)).map_err(|e| format!("suite remote `{uri}`: {e}"))?;
+            let text = crate::budget::read_text(&dir.join(rel), crate::budget::current()).map_err(|e| format!("suite remote `{uri}`: {e}"))?;
             return Ok(serde_json::from_str(&text)?);
         }
         Err(format!("remote $ref refused: schema-fidelity never fetches `{uri}`").into())

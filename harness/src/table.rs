@@ -305,9 +305,20 @@ pub struct MarkScope {
     /// `$defs`): only these entries.
     #[serde(default)]
     pub names: Vec<String>,
-    /// Only occurrences whose value is this (a `type` of `"null"`, a `format` of `"uuid"`).
-    #[serde(default)]
+    /// Only occurrences whose value is this (a `type` of `"null"`, a `format` of `"uuid"`, a
+    /// `const` of `null`: an explicit `null` is a value here, not an absence).
+    #[serde(default, deserialize_with = "present")]
     pub value: Option<Value>,
+    /// Only occurrences whose node also holds one of these keywords (an `anyOf` beside a `type`
+    /// or a `default`, which some translators rewrite as an intersection).
+    #[serde(default)]
+    pub beside: Vec<String>,
+}
+
+/// A field that is present holds a value, `null` included (serde's `Option` would read `null` as
+/// absent).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 impl MarkScope {
@@ -315,6 +326,12 @@ impl MarkScope {
     #[must_use]
     pub fn covers_value(&self, value: &Value) -> bool {
         self.value.as_ref().is_none_or(|v| schema_fidelity_translators::equality::json_eq(v, value))
+    }
+
+    /// Whether an occurrence on `node` (the schema object holding it) is in scope by `beside`.
+    #[must_use]
+    pub fn covers_node(&self, node: Option<&Value>) -> bool {
+        self.beside.is_empty() || node.and_then(Value::as_object).is_some_and(|m| self.beside.iter().any(|k| m.contains_key(k)))
     }
 }
 
@@ -487,6 +504,16 @@ pub struct Table {
     /// For an external translator: the package and the version pinned, as people name it
     /// (`@mastra/schema-compat 1.3.11 (npm)`), shown beside its verdicts in the reports.
     pub package: Option<String>,
+    /// For an external translator: the public call its users make to send a tool, the code path
+    /// that call runs on the schema, and where the projection is read from the request it builds.
+    pub entry: Option<EntryPoint>,
+    /// For a built-in translator: the real (external) translator it is the reference for
+    /// (`models:`). The reports show the two side by side, row by row.
+    pub models: Option<String>,
+    /// For a built-in translator: the rows where it gives up what the real translator it models
+    /// keeps, reviewed and found right, each with why (`models_reviewed:`, keyed like a citation
+    /// without the translator: `$ref:uri`, `true`). Any other such row says the reference is wrong.
+    pub models_reviewed: BTreeMap<String, String>,
     /// A second surface the translator sends some schemas to, in another dialect
     /// (`alternate_target:`; @ai-sdk/google sends a recursive schema as `parametersJsonSchema`
     /// instead of the proto `parameters`): a projection in its dialect is held to its rules.
@@ -501,6 +528,24 @@ pub struct Table {
 }
 
 pub use crate::target::Limit;
+
+/// Where an external translator's users send a tool (`entry:` in its table). The adapter answers
+/// each case through `path` and, asked `via: entry`, through `call` itself with its transport
+/// stubbed; the `TRANSLATOR::entry` trial holds the two answers equal, so a table cannot name a
+/// function its users never reach.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntryPoint {
+    /// The public call a user makes to send a tool, as code, with the model or client it needs:
+    /// `anthropic.Anthropic().messages.create(model=..., tools=[{..., "strict": True}])`.
+    pub call: String,
+    /// The code path that call runs on the tool's schema, as the package names it (the function,
+    /// or "unchanged" when none touches it): `agents.strict_schema.ensure_strict_json_schema`.
+    pub path: String,
+    /// Where the projection is read, in the request the call builds (`body.tools[0].input_schema`)
+    /// or, for a framework without a client of its own, in what the named call site returns.
+    pub reads: String,
+}
 
 /// The target a table names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -641,6 +686,12 @@ struct TableFile {
     install: Option<String>,
     #[serde(default)]
     package: Option<String>,
+    #[serde(default)]
+    entry: Option<EntryPoint>,
+    #[serde(default)]
+    models: Option<String>,
+    #[serde(default)]
+    models_reviewed: BTreeMap<String, String>,
     keywords: BTreeMap<String, Spanned<RowFile>>,
     #[serde(default)]
     extensions: BTreeMap<String, Spanned<RowFile>>,
@@ -667,18 +718,32 @@ pub enum RuleKind {
     /// A schema node with no `type` and no `anyOf`/`oneOf`/`allOf`, or a node with `properties`,
     /// is sent as `type: object`: a narrowing (an untyped node accepted every type).
     UntypedAsObject,
+    /// A schema node below the root with no `type` and no `anyOf`/`oneOf`/`allOf`, a `true`
+    /// subschema included, is sent as `type: string`: a narrowing (langchain's default type).
+    UntypedAsString,
+    /// A node whose `type` is `"array"` (or a list holding it) and which has no `items` gets
+    /// `items: {type: object}`: a
+    /// narrowing (the implicit `items: true` accepted every item).
+    ArrayItemsAsObject,
+    /// A property named after an `Object.prototype` member (`__proto__`, `constructor`,
+    /// `toString`, ...) is left out of its object, which then rejects it: a narrowing (zod-based
+    /// JavaScript converters guard their shapes against prototype pollution this way).
+    PrototypeNamesDropped,
     /// Every property its object does not require also accepts `null`: a widening (the model is
     /// told an optional property may be null).
     OptionalNullable,
 }
 
 impl RuleKind {
-    pub const ALL: [Self; 2] = [Self::UntypedAsObject, Self::OptionalNullable];
+    pub const ALL: [Self; 5] = [Self::UntypedAsObject, Self::UntypedAsString, Self::ArrayItemsAsObject, Self::PrototypeNamesDropped, Self::OptionalNullable];
 
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::UntypedAsObject => "untyped-as-object",
+            Self::UntypedAsString => "untyped-as-string",
+            Self::ArrayItemsAsObject => "array-items-as-object",
+            Self::PrototypeNamesDropped => "prototype-names-dropped",
             Self::OptionalNullable => "optional-nullable",
         }
     }
@@ -687,7 +752,7 @@ impl RuleKind {
     #[must_use]
     pub fn direction(self) -> Direction {
         match self {
-            Self::UntypedAsObject => Direction::Narrowing,
+            Self::UntypedAsObject | Self::UntypedAsString | Self::ArrayItemsAsObject | Self::PrototypeNamesDropped => Direction::Narrowing,
             Self::OptionalNullable => Direction::Widening,
         }
     }
@@ -911,6 +976,8 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     if file.run.is_some() && file.package.as_deref().is_none_or(|p| p.trim().is_empty()) {
         errors.push(err(top_level_line(text, "run"), "an external translator (`run:`) names its `package:` and pinned version, e.g. `package: \"@mastra/schema-compat 1.3.11 (npm)\"`".to_owned()));
     }
+    errors.extend(entry_errors(text, file.run.is_some(), file.entry.as_ref()).into_iter().map(|(line, message)| err(line, message)));
+    errors.extend(models_errors(text, file.run.is_some(), file.models.as_deref(), dispositions_dir).into_iter().map(|(line, message)| err(line, message)));
 
     let mut tracked_rule_issues: Vec<(u64, String)> = Vec::new();
     let mut keywords = BTreeMap::new();
@@ -1157,6 +1224,26 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         }
     }
 
+    // A review names a row of this table, and only a reference (`models:`) has one to review.
+    let reviewed_line = top_level_line(text, "models_reviewed");
+    if !file.models_reviewed.is_empty() && file.models.is_none() {
+        errors.push(err(reviewed_line, "`models_reviewed:` reviews the differences from the real translator a built-in one models: it needs `models:`".to_owned()));
+    }
+    for (citation, why) in &file.models_reviewed {
+        let (key, refinement) = citation.split_once(':').map_or((citation.as_str(), None), |(k, r)| (k, Some(r)));
+        let known = keywords.get(key).is_some_and(|e: &Entry| match refinement {
+            None => e.base.is_some(),
+            Some("at_root") => e.at_root.is_some(),
+            Some(form) => e.forms.keys().any(|f| f.name() == form),
+        }) || (refinement.is_none() && extensions.iter().any(|(name, _)| name == key));
+        if !known {
+            errors.push(err(reviewed_line, format!("`models_reviewed: {citation}` names no row of this table (`key` or `key:refinement`, as `explain` cites it)")));
+        }
+        if is_placeholder(why) {
+            errors.push(err(reviewed_line, format!("`models_reviewed: {citation}` is a placeholder: say why the reference is right there")));
+        }
+    }
+
     let mut rules = Vec::new();
     for (name, r) in &file.rules {
         let line = r.referenced.line();
@@ -1223,6 +1310,9 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         run: file.run,
         install: file.install,
         package: file.package,
+        entry: file.entry,
+        models: file.models,
+        models_reviewed: file.models_reviewed,
         alternate_target,
         rules,
         not_strict_target,
@@ -1375,8 +1465,14 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
             if !scope.names.is_empty() && !map_valued {
                 fail(format!("`where: {{names}}` scopes a mark to entries of a schema map (`properties`, `patternProperties`, ...); `{keyword}` holds none"));
             }
-            if scope.names.is_empty() && scope.value.is_none() {
-                fail("`where:` is empty: name the entries (`names:`) or the value (`value:`) the mark is about".to_owned());
+            if scope.names.is_empty() && scope.value.is_none() && scope.beside.is_empty() {
+                fail("`where:` is empty: name the entries (`names:`), the value (`value:`) or the keywords beside it (`beside:`) the mark is about".to_owned());
+            }
+            if let Some(unknown) = scope.beside.iter().find(|k| !vocabulary::is_keyword(k)) {
+                fail(format!("`where: {{beside}}` names `{unknown}`, which is no draft 2020-12 keyword"));
+            }
+            if !scope.beside.is_empty() && kv.direction == Direction::Narrowing && kv.to.is_none() {
+                fail("`where: {beside}` scopes the bound of a mark: a narrowing mark without `to:` is pinned on its row, which no scope narrows; give it a `to:`".to_owned());
             }
         }
     }
@@ -1411,6 +1507,80 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
         issues: r.issues.clone(),
         marks,
     })
+}
+
+/// What is wrong with a table's `entry:`: an external translator (`run:`) must name where its
+/// users send a tool, with every field filled in; a built-in one has no entry to drive.
+fn entry_errors(text: &str, external: bool, entry: Option<&EntryPoint>) -> Vec<(Option<u64>, String)> {
+    let Some(entry) = entry else {
+        return if external {
+            vec![(
+                top_level_line(text, "run"),
+                "an external translator (`run:`) names its `entry:`: the public call its users make to send a tool (`call:`), the code path it runs on the schema (`path:`) and where the projection is read from the request (`reads:`)".to_owned(),
+            )]
+        } else {
+            Vec::new()
+        };
+    };
+    let line = top_level_line(text, "entry");
+    if !external {
+        return vec![(line, "`entry:` is for an external translator (`run:`), whose adapter drives it; a built-in translator has none".to_owned())];
+    }
+    [("call", &entry.call), ("path", &entry.path), ("reads", &entry.reads)]
+        .into_iter()
+        .filter(|(_, value)| is_placeholder(value))
+        .map(|(key, _)| (line, format!("`entry.{key}:` is a placeholder: say {}", entry_field_meaning(key))))
+        .collect()
+}
+
+/// What is wrong with a table's `models:`: it is for a built-in translator, and names the real
+/// translator it is the reference for, an external table (`run:`) in `dispositions/`. (That every
+/// committed built-in table names one is a test of the repository, `tests/tables.rs`: a copy of a
+/// few built-in tables is a valid project.)
+fn models_errors(text: &str, external: bool, models: Option<&str>, dispositions_dir: &Path) -> Vec<(Option<u64>, String)> {
+    let Some(name) = models else { return Vec::new() };
+    let line = top_level_line(text, "models");
+    if external {
+        return vec![(line, "`models:` is for a built-in translator, the reference for a real one; an external translator (`run:`) is a real one".to_owned())];
+    }
+    if is_placeholder(name) {
+        return vec![(line, "`models:` is a placeholder: name the external translator this built-in one is the reference for".to_owned())];
+    }
+    let external_tables = external_table_names(dispositions_dir);
+    if external_tables.iter().any(|t| t == name) {
+        return Vec::new();
+    }
+    // The directory by its name, not its path: the message lands in reports/, which must not
+    // depend on where the project is checked out.
+    let dir = dispositions_dir.file_name().map_or_else(|| "dispositions".into(), |n| n.to_string_lossy());
+    let mut message = format!("`models: {name}` names no external translator (a table in {dir}/ with `run:`)");
+    if let Some(near) = nearest(name, external_tables.iter().map(String::as_str)) {
+        message.push_str(&format!(" (did you mean `{near}`?)"));
+    }
+    vec![(line, message)]
+}
+
+/// The stems of the tables in `dir` that declare `run:` at the top level (external translators),
+/// sorted; read as text, since a table that does not parse is linted on its own.
+fn external_table_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|text| text.lines().any(|l| l.starts_with("run:"))))
+        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+        .collect();
+    names.sort();
+    names
+}
+
+fn entry_field_meaning(key: &str) -> &'static str {
+    match key {
+        "call" => "the public call a user makes to send a tool, e.g. `anthropic.Anthropic().messages.create(tools=[...])`",
+        "path" => "the code path that call runs on the schema, e.g. `agents.strict_schema.ensure_strict_json_schema`",
+        _ => "where in the request the call builds the projection is read, e.g. `body.tools[0].input_schema`",
+    }
 }
 
 /// The lint's message for a `to:` that does not fit its keyword and direction, naming those that do.
@@ -1603,5 +1773,19 @@ fn runnable_program(program: &str, root: &Path) -> Result<(), String> {
         Err("is not on PATH".to_owned())
     } else {
         Err(format!("is on PATH ({}) but not executable", found[0].display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mark_scoped_to_null_is_scoped_to_null() {
+        let scope: MarkScope = serde_json::from_str(r#"{"value": null}"#).expect("parses");
+        assert_eq!(scope.value, Some(Value::Null));
+        assert!(scope.covers_value(&Value::Null) && !scope.covers_value(&Value::from(1)));
+        let unscoped: MarkScope = serde_json::from_str(r#"{"names": ["a"]}"#).expect("parses");
+        assert_eq!(unscoped.value, None);
     }
 }

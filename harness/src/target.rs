@@ -140,24 +140,24 @@ pub const MAX_TARGET_BYTES: u64 = 4 * 1024 * 1024;
 /// `dir`, of at most [`MAX_TARGET_BYTES`]. A table or target is project data, not a way to read
 /// `/dev/zero` or a file outside the project.
 pub(crate) fn read_inside(dir: &Path, name: &str, what: &str) -> Result<String, String> {
-    use std::io::Read as _;
+    // The folder itself must be the project's: a `targets/` that is a link would carry every
+    // read below it out of the project, however carefully each file is checked.
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        let to = std::fs::read_link(dir).map(|t| t.display().to_string()).unwrap_or_else(|_| "?".to_owned());
+        return Err(format!(
+            "{} is a symbolic link (to {to}); targets are read only from a real directory of the project, never through a link",
+            dir.file_name().and_then(|n| n.to_str()).unwrap_or("the folder")
+        ));
+    }
     let base = dir.canonicalize().map_err(|e| format!("cannot resolve {}: {e}", dir.display()))?;
     let path = base.join(name).canonicalize().map_err(|e| format!("cannot read: {e}"))?;
     if !path.starts_with(&base) {
         return Err(format!("resolves to {}, outside {}: {what}", path.display(), dir.file_name().and_then(|n| n.to_str()).unwrap_or("the project")));
     }
-    let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read: {e}"))?;
-    if !meta.is_file() {
-        return Err("is not a regular file".to_owned());
-    }
-    let mut text = String::new();
-    let read = std::fs::File::open(&path)
-        .and_then(|f| f.take(MAX_TARGET_BYTES + 1).read_to_string(&mut text))
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if read as u64 > MAX_TARGET_BYTES {
-        return Err(format!("is larger than {MAX_TARGET_BYTES} bytes"));
-    }
-    Ok(text)
+    let bytes = crate::budget::read_limited(&path, MAX_TARGET_BYTES).map_err(|e| {
+        if e.starts_with("the file is larger") { format!("is larger than {MAX_TARGET_BYTES} bytes") } else { e }
+    })?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
 }
 
 /// Whether `name` may name a target: a plain file stem, no path.

@@ -1,7 +1,8 @@
 //! Turning tables × corpus into libtest-mimic trials.
 //!
 //! Names are stable and filterable: `TRANSLATOR::corpus/path.yaml::case`,
-//! `TRANSLATOR::jsts/file.json::case`, `TRANSLATOR::lint`, `TRANSLATOR::ratchet`, and
+//! `TRANSLATOR::jsts/file.json::case`, `TRANSLATOR::lint`, `TRANSLATOR::ratchet`,
+//! `TRANSLATOR::entry` (an external translator's public call answers what its code path does), and
 //! `corpus::corpus/path.yaml` for a corpus file that does not load. Each trial's kind is its
 //! translator, so `--list` shows `[anthropic] anthropic::corpus/...`.
 //!
@@ -94,8 +95,8 @@ impl Selection {
             Self::All => true,
             Self::Exact(name) => {
                 let rest = name.split_once("::").map_or("", |(_, r)| r);
-                // The ratchet trial re-runs every case; a corpus-error trial is named after its file.
-                rest == "ratchet" || rest.split("::").next() == Some(id) || name == &format!("corpus::{id}")
+                // The ratchet and entry trials read every case; a corpus-error trial is named after its file.
+                rest == "ratchet" || rest == "entry" || rest.split("::").next() == Some(id) || name == &format!("corpus::{id}")
             }
         }
     }
@@ -109,7 +110,7 @@ pub fn bare_name(name: &str) -> &str {
 }
 
 /// Whether `name` (bare or with its `[kind] ` prefix) has the shape of a trial name:
-/// `T::lint`, `T::ratchet`, `T::jsts`, `T::corpus/…` or `T::jsts/…`. The names of the other test
+/// `T::lint`, `T::ratchet`, `T::entry`, `T::jsts`, `T::corpus/…` or `T::jsts/…`. The names of the other test
 /// binaries of the workspace (`cargo test -- --exact NAME` passes the filter to all of them) never
 /// have it.
 #[must_use]
@@ -117,7 +118,7 @@ pub fn is_trial_name(name: &str) -> bool {
     let Some((head, rest)) = bare_name(name).split_once("::") else { return false };
     !head.is_empty()
         && !head.contains(char::is_whitespace)
-        && (matches!(rest, "lint" | "ratchet" | "jsts" | "current") || rest.starts_with("corpus/") || rest.starts_with("jsts/"))
+        && (matches!(rest, "lint" | "ratchet" | "entry" | "jsts" | "current") || rest.starts_with("corpus/") || rest.starts_with("jsts/"))
 }
 
 /// The trial that holds `reports/` to the run: the reports built from this run's records must
@@ -266,11 +267,13 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
         let bless = crate::report::bless_requested()?;
         let unavailable: Vec<&str> =
             loaded.tables.iter().filter(|(name, _, _)| resolver(name).is_some_and(|t| t.unavailable().is_some())).map(|(n, _, _)| n.as_str()).collect();
-        let departure = loaded.env.witness.departure();
+        // Every setting that could change what the reports say (a budget, the witness settings,
+        // a shorter adapter timeout), as `report` judges them; an invalid one departs too.
+        let departure = crate::settings::Settings::from_env().map_or_else(|invalid| Some(invalid.replace('\n', "; ")), |s| s.departure());
         let tables_only = project.suite.is_err() || !unavailable.is_empty() || departure.is_some();
         if bless && let Some(settings) = &departure {
             return Err(Failed::from(format!(
-                "{} with {settings}: the committed reports are made with the default witness settings; unset them to rewrite reports/",
+                "{} with {settings}: the committed reports are made with the default settings; unset these to rewrite reports/",
                 crate::report::BLESS_ENV
             )));
         }
@@ -296,7 +299,7 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
             ))));
         }
         if let Some(settings) = &departure {
-            eprintln!("note: witness settings {settings} differ from the defaults the reports are made with, so only the reports that depend on the tables alone were compared");
+            eprintln!("note: settings {settings} differ from the defaults the reports are made with, so only the reports that depend on the tables alone were compared");
         } else if !unavailable.is_empty() {
             eprintln!("note: {} not installed here (see .ci/run), so only reports/matrix.md and reports/index.html were compared", unavailable.join(", "));
         } else if let Err(reason) = &project.suite {
@@ -361,6 +364,10 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
             );
         }
 
+        if table.entry.is_some() {
+            trials.push(entry_trial(name, translator.clone(), loaded.clone()));
+        }
+
         let mut marked: Vec<String> = table.rows().iter().flat_map(|r| r.mark_ids()).collect();
         marked.extend(table.target_violations.values().flat_map(|v| v.ids(&table.file)));
         if !marked.is_empty() {
@@ -393,6 +400,23 @@ pub fn build(loaded: &Arc<Loaded>, resolver: &Resolver) -> Vec<Trial> {
         }
     }
     trials
+}
+
+/// `TRANSLATOR::entry`: every own-corpus schema through the code path the table names and through
+/// the public call its users make must give the same answer (`external::entry`).
+fn entry_trial(name: &str, translator: Arc<dyn Translator>, shared: Arc<Loaded>) -> Trial {
+    Trial::ignorable_test(format!("{name}::entry"), move || {
+        if let Some(reason) = translator.unavailable() {
+            return Ok(Completion::ignored_with(reason));
+        }
+        let own = shared.cases.iter().filter(|c| matches!(c.origin, corpus::Origin::Own)).map(|c| (c.id.as_str(), &c.schema));
+        match external::entry::check(translator.as_ref(), own) {
+            Ok(0) => Err(Failed::from("no own-corpus schema to drive the entry with")),
+            Ok(_) => Ok(Completion::Completed),
+            Err(e) => Err(Failed::from(crate::terminal::sanitize(&e.to_string()))),
+        }
+    })
+    .with_kind(name.to_owned())
 }
 
 /// The closing summary of a run: per translator, the case trials that passed, failed, reproduced

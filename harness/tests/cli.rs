@@ -49,10 +49,21 @@ impl Scratch {
         copy_dir(&repo().join("corpus"), &dir.join("corpus"));
         copy_dir(&repo().join("targets"), &dir.join("targets"));
         // Only the two reference tables: the expectations below must not move when a provider
-        // table is added to the repository.
+        // table is added to the repository. Without the real translators they model, so without
+        // their `models:` (and its reviews).
         std::fs::create_dir_all(dir.join("dispositions")).expect("create scratch dir");
         for table in ["identity.yaml", "anthropic.yaml"] {
-            std::fs::copy(repo().join("dispositions").join(table), dir.join("dispositions").join(table)).expect("copy table");
+            let text = std::fs::read_to_string(repo().join("dispositions").join(table)).expect("read table");
+            let mut kept = String::new();
+            let mut reviews = false;
+            for line in text.lines() {
+                reviews = line.starts_with("models_reviewed:") || (reviews && line.starts_with("  "));
+                if !reviews && !line.starts_with("models:") {
+                    kept.push_str(line);
+                    kept.push('\n');
+                }
+            }
+            std::fs::write(dir.join("dispositions").join(table), kept).expect("copy table");
         }
         Self(dir)
     }
@@ -317,7 +328,7 @@ fn report_under_other_witness_settings_never_writes_and_checks_what_the_tables_d
     let before = std::fs::read_to_string(s.0.join("reports/report.json")).expect("report.json written");
     let write = with_draws(&["report"]);
     assert_eq!(write.code, 2, "{}", write.all());
-    assert!(write.stderr.contains("SCHEMA_FIDELITY_DRAWS=3") && write.stderr.contains("default witness settings"), "{}", write.all());
+    assert!(write.stderr.contains("SCHEMA_FIDELITY_DRAWS=3") && write.stderr.contains("made with the default settings"), "{}", write.all());
     assert_eq!(std::fs::read_to_string(s.0.join("reports/report.json")).ok().as_deref(), Some(before.as_str()), "nothing rewritten");
     // The check still compares what the tables alone decide, and still fails on a changed one.
     let current = with_draws(&["report", "--check"]);
@@ -375,7 +386,7 @@ fn lint_finds_what_run_would_reject_with_file_and_line() {
     let grammar = identity_as(&s, "broken-grammar", "").replacen("target: json-schema", "target: broken", 1);
     s.write("dispositions/broken-grammar.yaml", &grammar);
     // A `run:` program that does not exist, one that is not executable, a script that is missing.
-    let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\npackage: \"nowhere 1.0\"\n");
+    let missing = identity_as(&s, "missing-program", "run: [adapters/nowhere.sh]\ninstall: \"make adapters\"\npackage: \"nowhere 1.0\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n");
     std::fs::create_dir_all(s.0.join("adapters")).expect("dir");
     s.write("adapters/plain.sh", "#!/bin/sh\n");
     let plain = identity_as(&s, "not-executable", "run: [adapters/plain.sh]\n");
@@ -403,7 +414,7 @@ fn lint_finds_what_run_would_reject_with_file_and_line() {
 #[test]
 fn run_fails_when_a_translator_cannot_start() {
     let s = Scratch::new("run-not-started");
-    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\n");
+    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n");
     let out = s.run(&["run"]);
     assert_eq!(out.code, 1, "{}", out.all());
     assert!(out.stdout.contains("external   unavailable: adapter `schema-fidelity-no-such-runtime adapter.js`"), "{}", out.all());
@@ -617,7 +628,7 @@ fn python_identity(s: &Scratch, name: &str) {
             "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nfrom sf_adapter import serve\nserve(\"ident\", \"1.0.0\", {{\"{name}\": lambda schema: {{\"schema\": schema, \"dialect\": \"json-schema\"}}}})\n"
         ),
     );
-    identity_as(s, name, "run: [python3, adapters/ident.py]\ninstall: \"pip install nothing-needed\"\npackage: \"ident 1.0\"\n");
+    identity_as(s, name, "run: [python3, adapters/ident.py]\ninstall: \"pip install nothing-needed\"\npackage: \"ident 1.0\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n");
 }
 
 #[test]
@@ -760,6 +771,12 @@ fn onboarding_goes_from_new_to_green_and_ends_with_report() {
                 "package: \"this test's adapter 1.0\"".to_owned()
             } else if l.starts_with("target:") {
                 "target: json-schema".to_owned()
+            } else if l.starts_with("  call:") {
+                "  call: \"ident(S)\"".to_owned()
+            } else if l.starts_with("  path:") {
+                "  path: \"unchanged\"".to_owned()
+            } else if l.starts_with("  reads:") {
+                "  reads: \"the answer\"".to_owned()
             } else {
                 l.to_owned()
             }
@@ -866,7 +883,7 @@ fn check_reproduce_hint_is_a_command_that_exists_and_reproduces() {
 #[test]
 fn an_uninstalled_translator_is_unavailable_everywhere_never_a_failure() {
     let s = Scratch::new("unavailable");
-    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\n");
+    identity_as(&s, "external", "run: [schema-fidelity-no-such-runtime, adapter.js]\ninstall: \"npm ci\"\npackage: \"adapter 1.0 (npm)\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n");
     s.write("tool.json", OBJECT_SCHEMA);
 
     let out = s.run(&["check", "tool.json"]);

@@ -37,9 +37,11 @@ fn adapter(script: &str, args: &[&str], config: Config) -> Arc<Adapter> {
 /// The `identity` table claimed by `name`, which lets `x-fault` through as an annotation.
 fn table(name: &str, run: Option<&str>) -> Table {
     let text = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
+    // Not the reference for the real translator the identity table models: this one is its own.
+    let text: String = text.lines().filter(|l| !l.starts_with("models:")).map(|l| format!("{l}\n")).collect();
     let mut text = text.replacen("translator: identity", &format!("translator: {name}"), 1);
     if let Some(run) = run {
-        text.push_str(&format!("run: {run}\ninstall: \"pip install faulty-translator==0.0.1\"\npackage: \"faulty-translator 0.0.1 (PyPI)\"\n"));
+        text.push_str(&format!("run: {run}\ninstall: \"pip install faulty-translator==0.0.1\"\npackage: \"faulty-translator 0.0.1 (PyPI)\"\nentry:\n  call: \"ident(S)\"\n  path: \"unchanged\"\n  reads: \"the answer\"\n"));
     }
     let (table, errors) = table::parse(&text, Path::new(&format!("{name}.yaml")), &root().join("dispositions"));
     assert!(errors.is_empty(), "{errors:?}");
@@ -358,8 +360,14 @@ fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("schema-fidelity-external-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
-    // The tables written here name their targets: the project's, linked.
-    std::os::unix::fs::symlink(root().join("targets"), dir.join("targets")).expect("link targets");
+    // The tables written here name their targets: the project's, copied (a linked targets/ is
+    // refused, as a way out of the project).
+    std::fs::create_dir_all(dir.join("targets")).expect("targets dir");
+    for entry in std::fs::read_dir(root().join("targets")).expect("targets").flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            std::fs::copy(entry.path(), dir.join("targets").join(entry.file_name())).expect("copy target");
+        }
+    }
     dir
 }
 
@@ -627,4 +635,57 @@ fn a_row_may_carry_a_deviation_mark_and_a_crash_mark_each_credited_under_its_own
     );
     let (_, errors) = table::parse(&twice, Path::new("identity.yaml"), &root().join("dispositions"));
     assert!(errors.iter().any(|e| e.message.contains("two `known_violation` marks of one class (widening)")), "{errors:?}");
+}
+
+// ---- the entry check -----------------------------------------------------------------------------
+
+fn entry_fixture(flags: &[&str]) -> ExternalTranslator {
+    let mut command = vec!["node".to_owned(), "harness/tests/fixtures/adapters/entry.mjs".to_owned()];
+    command.extend(flags.iter().map(|f| (*f).to_owned()));
+    let adapter = Arc::new(Adapter::new(AdapterSpec { command, cwd: root(), install: None }, config()));
+    ExternalTranslator::new("stub-sdk", adapter)
+}
+
+fn own_schemas() -> Vec<(String, Value)> {
+    let loaded = trials::load(Project::at(root()), &trials::Selection::All);
+    loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).map(|c| (c.id.clone(), c.schema.clone())).collect()
+}
+
+#[test]
+fn an_entry_that_sends_what_the_path_answers_passes_on_the_whole_own_corpus() {
+    let schemas = own_schemas();
+    let translator = entry_fixture(&[]);
+    let checked = external::entry::check(&translator, schemas.iter().map(|(id, s)| (id.as_str(), s))).expect("the call sends what the conversion returns");
+    assert_eq!(checked, schemas.len());
+    assert_eq!(translator.adapter().started().expect("started").entries, ["stub-sdk"]);
+    // A refusal by design is the same answer on both paths: the call never sends the request.
+    let refused = json!({"type": "object", "x-refuse": true});
+    let (Outcome::Refused(a), Some(Outcome::Refused(b))) = (translator.translate(&refused), translator.through_entry(&refused)) else { panic!("refused on both") };
+    assert_eq!(a.cites, b.cites);
+}
+
+#[test]
+fn an_entry_that_sends_something_else_fails_naming_the_cases_and_both_answers() {
+    let schemas = own_schemas();
+    let translator = entry_fixture(&["--drift"]);
+    let Err(error) = external::entry::check(&translator, schemas.iter().map(|(id, s)| (id.as_str(), s))) else { panic!("the drift is seen") };
+    let external::entry::EntryError::Disagree { checked, disagreements } = &error else { panic!("{error}") };
+    assert_eq!(*checked, schemas.len());
+    // Exactly the schemas whose objects the call closes: those with `properties` not already closed.
+    let closes = |s: &Value| s.to_string().contains("\"properties\"");
+    assert!(!disagreements.is_empty() && disagreements.iter().all(|d| closes(&schemas.iter().find(|(id, _)| *id == d.case).expect("a case").1)));
+    let message = error.to_string();
+    assert!(message.contains("the entry is not the path the table names") && message.contains(&disagreements[0].case), "{message}");
+    assert!(message.contains("through the path:") && message.contains("through the entry:") && message.contains("\"additionalProperties\":false"), "{message}");
+}
+
+#[test]
+fn an_entry_that_throws_where_the_path_projects_fails_and_a_missing_entry_is_an_error() {
+    let schema = json!({"type": "object", "not": {"required": ["a"]}});
+    let translator = entry_fixture(&["--throws"]);
+    let Err(error) = external::entry::check(&translator, [("corpus/x.yaml::not", &schema)]) else { panic!("the throw is seen") };
+    assert!(error.to_string().contains("crashed: TypeError: the SDK cannot take `not`"), "{error}");
+    let translator = entry_fixture(&["--no-entry"]);
+    let Err(external::entry::EntryError::Fault { message, .. }) = external::entry::check(&translator, [("corpus/x.yaml::not", &schema)]) else { panic!("no entry") };
+    assert!(message.contains("does not drive the entry of translator `stub-sdk`"), "{message}");
 }

@@ -1,8 +1,8 @@
 //! Testing the tester: translators with one historical defect each, claiming the `identity` table
 //! (everything preserved), must be caught on the own corpus, with the right direction.
 //!
-//! Each mutant reintroduces a defect observed in a real translator (opencode issues in
-//! `../shared/seeds/003_*`). A mutant that is not caught, or caught only for an unrelated reason,
+//! Each mutant reintroduces a defect observed in a real translator (opencode's schema issues,
+//! named on each mutant). A mutant that is not caught, or caught only for an unrelated reason,
 //! fails this test: the oracle would have let that defect through.
 
 use std::sync::Arc;
@@ -731,4 +731,47 @@ fn a_table_rule_explains_its_behaviour_and_nothing_beside_it() {
         tighten_glob_pattern(m);
     }), &case);
     assert_deviation(&kind, &[Direction::Narrowing], false, false, "pattern", "/anyOf/0/properties/glob");
+}
+
+/// A narrowing the projection makes with a keyword that no node applying there holds (the root
+/// closed beside its `anyOf`: the branches declare the keys, the root has none) is carried by a
+/// pinned mark on a keyword of a node applying in place at that location (the root's `type`).
+/// Without the mark it is caught; with it, known. Before, the witness was pinned on the last
+/// branch the locator listed, which holds no keyword a mark could stand on, and no mark explained it.
+#[test]
+fn a_narrowing_with_no_keyword_there_is_carried_by_a_mark_on_a_node_applying_in_place() {
+    let case = own_case("refused.yaml::root-any-of");
+    let closes_root = Rewriting("closes-root", |m| {
+        if m.get("type") == Some(&Value::from("object")) && m.contains_key("anyOf") {
+            m.insert("additionalProperties".to_owned(), Value::Bool(false));
+        }
+    });
+    caught(&identity_with(&[], ""), &closes_root, &case);
+    let marked = identity_with(&[("type", "{ disposition: preserved, known_violation: { issue: \"demo#3\", direction: narrowing } }")], "");
+    let verdict = oracle::check(&marked, &closes_root, &case, &Env::default());
+    assert!(matches!(verdict, Verdict::ExpectedFailure { .. }), "the mark on the root's type carries it: {verdict:?}");
+}
+
+/// A `{type: null}` member dropped (merged into its node as a `nullable` that no `type` carries) is
+/// bounded by `null-dropped` on that member's `type`: the bound is `enum: []` there, not the
+/// `type: []` that the meta-schema forbids (the bound did not compile, and no mark explained it).
+#[test]
+fn a_null_member_dropped_behind_a_reference_is_bounded_by_null_dropped() {
+    let case = own_case("recursion.yaml::mutual-recursion-through-required");
+    let merges = Rewriting("merges-null", |m| {
+        if let Some(Value::Array(branches)) = m.get("anyOf").cloned()
+            && branches.len() == 2
+            && branches[1] == serde_json::json!({"type": "null"})
+        {
+            m.remove("anyOf");
+            if let Value::Object(first) = &branches[0] {
+                for (k, v) in first {
+                    m.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    });
+    let marked = identity_with(&[("type", "{ disposition: preserved, known_violation: { issue: \"demo#4\", direction: narrowing, to: null-dropped, where: { value: \"null\" } } }")], "");
+    let verdict = oracle::check(&marked, &merges, &case, &Env::default());
+    assert!(matches!(verdict, Verdict::ExpectedFailure { .. }), "{verdict:?}");
 }

@@ -463,9 +463,10 @@ fn a_projection_whose_valid_instances_are_all_infinite_is_judged_in_bounded_time
 }
 
 #[test]
-fn an_empty_schema_sent_as_an_object_is_covered_only_by_a_narrowing_mark_on_true() {
+fn an_empty_schema_sent_as_an_object_is_covered_only_by_the_untyped_as_object_rule() {
     // litellm sends `{}` (any value) as `{type: object}`: a narrowing with no occurrence to carry
-    // it. A narrowing mark on the `true` row (an empty schema is `true`) bounds it; nothing else does.
+    // it. The table-level rule `untyped-as-object` bounds it exactly (declared once, here as a
+    // known violation); nothing else does.
     let source = json!({"type": "object", "properties": {"value": {}, "n": {"type": "integer"}}, "required": ["value"]});
     let mut projected = source.clone();
     projected["properties"]["value"] = json!({"type": "object"});
@@ -476,15 +477,13 @@ fn an_empty_schema_sent_as_an_object_is_covered_only_by_a_narrowing_mark_on_true
 
     let project = Project::at(trials::workspace_root());
     let text = std::fs::read_to_string(project.dispositions_dir().join("identity.yaml")).expect("identity");
-    let marked = text.replacen(
-        "  \"true\": { disposition: preserved }",
-        "  \"true\": { disposition: preserved, known_violation: { issue: \"BerriAI/litellm#22391\", direction: narrowing, witness: 'x' } }",
-        1,
+    let ruled = format!(
+        "{text}rules:\n  untyped-as-object: {{ direction: narrowing, note: \"an untyped node is sent as an object\", known_violation: {{ issue: \"BerriAI/litellm#22391\", direction: narrowing, witness: 'x' }} }}\n"
     );
-    let (table, errors) = table::parse(&marked, std::path::Path::new("identity.yaml"), &project.dispositions_dir());
+    let (table, errors) = table::parse(&ruled, std::path::Path::new("identity.yaml"), &project.dispositions_dir());
     assert!(errors.is_empty(), "{errors:?}");
     match oracle::check(&table.expect("parses"), &Fixed(projected), &c, &settings()) {
-        Verdict::ExpectedFailure { known, .. } => assert!(known.iter().any(|k| k.contains("`true`") || k.contains("true")), "{known:?}"),
-        other => panic!("the mark on true covers the narrowed empty schema: {other:?}"),
+        Verdict::ExpectedFailure { known, .. } => assert!(known.iter().any(|k| k.contains("untyped-as-object")), "{known:?}"),
+        other => panic!("the rule covers the narrowed empty schema: {other:?}"),
     }
 }

@@ -50,14 +50,20 @@ pub fn target_at(document: &Value, reference: &str, at: &str) -> Option<String> 
 /// instance location `at` (a JSON pointer into `instance`).
 #[must_use]
 pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String> {
-    let mut visits = 0;
     // A document too deep to index still has its root-relative references followed.
-    let resolver = refs::Resolver::new(root).ok();
-    let follow = |holder: &str, reference: &str| match &resolver {
-        Some(resolver) => resolver.resolve(reference, holder).ok(),
+    applicable_nodes_with(refs::Resolver::new(root).ok().as_ref(), root, instance, at)
+}
+
+/// [`applicable_nodes`] with the document's resolver built once by the caller (indexing a document
+/// costs more than one walk of an instance location).
+#[must_use]
+pub fn applicable_nodes_with(resolver: Option<&refs::Resolver<'_>>, root: &Value, instance: &Value, at: &str) -> Vec<String> {
+    let mut visits = 0;
+    let follow = |holder: &str, reference: &str| match resolver {
+        Some(resolver) => resolver.resolve_uri(reference, holder).ok(),
         None => target_at(root, reference, holder),
     };
-    let mut here: BTreeSet<String> = closure(root, [String::new()], &follow, &mut visits);
+    let mut here: BTreeSet<String> = closure(root, instance, [String::new()], &follow, &mut visits);
     let mut value = instance;
     for token in tokens(at) {
         let mut next = BTreeSet::new();
@@ -111,14 +117,15 @@ pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String>
             },
             _ => return Vec::new(),
         };
-        here = closure(root, next, &follow, &mut visits);
+        here = closure(root, value, next, &follow, &mut visits);
     }
     here.into_iter().collect()
 }
 
-/// `start` and every node applying in place from it (references, followed by `follow` from the
-/// holder's pointer, and combinators).
-fn closure(root: &Value, start: impl IntoIterator<Item = String>, follow: &dyn Fn(&str, &str) -> Option<String>, visits: &mut usize) -> BTreeSet<String> {
+/// `start` and every node applying in place from it to `value` (references, followed by `follow`
+/// from the holder's pointer, and combinators; a `dependentSchemas` entry only when `value` has
+/// its trigger property, without which it applies to nothing).
+fn closure(root: &Value, value: &Value, start: impl IntoIterator<Item = String>, follow: &dyn Fn(&str, &str) -> Option<String>, visits: &mut usize) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     let mut stack: Vec<String> = start.into_iter().collect();
     while let Some(node) = stack.pop() {
@@ -126,14 +133,18 @@ fn closure(root: &Value, start: impl IntoIterator<Item = String>, follow: &dyn F
             continue;
         }
         *visits += 1;
-        let Some(value) = root.pointer(&node) else { continue };
+        let Some(schema) = root.pointer(&node) else { continue };
         for reference in ["$ref", "$dynamicRef"] {
-            if let Some(target) = value.get(reference).and_then(Value::as_str).and_then(|r| follow(&node, r)) {
+            if let Some(target) = schema.get(reference).and_then(Value::as_str).and_then(|r| follow(&node, r)) {
                 stack.push(target);
             }
         }
-        for child in walk::children(value) {
-            let in_place = matches!(child.keyword, "allOf" | "anyOf" | "oneOf" | "if" | "then" | "else" | "not" | "dependentSchemas");
+        for child in walk::children(schema) {
+            let triggered = match (child.keyword, child.key) {
+                ("dependentSchemas", Some(walk::ChildKey::Name(trigger))) => value.as_object().is_some_and(|m| m.contains_key(trigger)),
+                _ => true,
+            };
+            let in_place = triggered && matches!(child.keyword, "allOf" | "anyOf" | "oneOf" | "if" | "then" | "else" | "not" | "dependentSchemas");
             if in_place {
                 stack.push(format!("{node}{}", child.pointer_suffix()));
             }
@@ -194,5 +205,18 @@ mod tests {
     fn a_reference_cycle_is_walked_once() {
         let schema = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
         assert_eq!(applicable_nodes(&schema, &json!(1), ""), ["", "/$defs/a", "/$defs/b"]);
+    }
+
+    #[test]
+    fn a_dependent_schema_applies_only_when_its_trigger_is_present() {
+        let schema = json!({"dependentSchemas": {"foo": {"properties": {"bar": {"type": "integer"}}}}, "properties": {"bar": true}});
+        assert_eq!(applicable_nodes(&schema, &json!({"bar": 1}), "/bar"), ["/properties/bar"]);
+        assert_eq!(applicable_nodes(&schema, &json!({"foo": 0, "bar": 1}), "/bar"), ["/dependentSchemas/foo/properties/bar", "/properties/bar"]);
+    }
+
+    #[test]
+    fn a_reference_by_uri_to_an_embedded_resource_is_followed() {
+        let schema = json!({"$id": "https://example.com/root", "$defs": {"n": {"$id": "node", "type": "integer"}}, "properties": {"a": {"$ref": "node"}}});
+        assert_eq!(applicable_nodes(&schema, &json!({"a": 1}), "/a"), ["/$defs/n", "/properties/a"]);
     }
 }

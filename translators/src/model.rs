@@ -21,6 +21,14 @@ pub trait Translator: Send + Sync {
     fn unavailable(&self) -> Option<String> {
         None
     }
+
+    /// The same translation, made through the public call the translator's users make to send a
+    /// tool (an external translator's `entry:`), with the transport stubbed. `None` for a
+    /// translator that has no such call (the built-in ones). Holding it equal to [`Self::translate`]
+    /// shows that the code path the table names is the one users reach.
+    fn through_entry(&self, _source: &Value) -> Option<Outcome> {
+        None
+    }
 }
 
 /// The result of a translation.

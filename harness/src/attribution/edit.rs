@@ -37,7 +37,7 @@ pub(super) fn occurrence(
     depth: Option<u32>,
     out: &mut BTreeMap<String, NodeEdits>,
 ) -> Option<Precision> {
-    if scope.is_some_and(|s| !s.covers_value(occ.value)) {
+    if scope.is_some_and(|s| !s.covers_value(occ.value) || !s.covers_node(root.pointer(&occ.pointer))) {
         return None;
     }
     let names = scope.map(|s| s.names.clone()).filter(|n| !n.is_empty());
@@ -90,9 +90,9 @@ pub(super) fn occurrence(
             },
             Becomes::ObjectsEmptied => {
                 if occ.keyword == "true" {
-                    push(out, Edit::Replace(objects_emptied(EMPTIED_DEPTH)));
+                    push(out, Edit::Replace(objects_emptied()));
                 } else if occ.value == &Value::Bool(true) || occ.value.as_object().is_some_and(serde_json::Map::is_empty) {
-                    push(out, Edit::Set { keyword, value: objects_emptied(EMPTIED_DEPTH) });
+                    push(out, Edit::Set { keyword, value: objects_emptied() });
                 } else {
                     return None;
                 }
@@ -181,28 +181,16 @@ pub(super) fn has_in_place(node: &Value) -> bool {
 }
 
 /// The widest value whose arrays nest at most `levels` levels (counting one at this position):
-/// what a finite "any value" looks like.
+/// what a finite "any value" looks like. A reference to a definition the bound carries once
+/// ([`super::polarity::SHARED`]), however many positions use it.
 pub(super) fn nesting_bounded(levels: u32) -> Value {
-    let mut v = json!({"not": {"type": "array"}});
-    for _ in 0..levels {
-        v = json!({"anyOf": [{"not": {"type": "array"}}, {"type": "array", "items": v}]});
-    }
-    v
+    json!({ "$ref": format!("{}nesting-{levels}", super::polarity::SHARED) })
 }
 
-/// How deep the bound of `objects-emptied` follows arrays: deeper nesting is rejected by the
-/// bound, which only makes it stricter than the translator (never a false excuse for shallower
-/// values).
-const EMPTIED_DEPTH: u32 = 8;
-
-/// Every value whose objects are all empty, arrays followed `levels` levels deep (deeper arrays
-/// rejected): OpenAI strict's any-value definition.
-pub(super) fn objects_emptied(levels: u32) -> Value {
-    let mut v = json!({"anyOf": [{"not": {"type": ["object", "array"]}}, {"type": "object", "maxProperties": 0}]});
-    for _ in 0..levels {
-        v = json!({"anyOf": [{"not": {"type": ["object", "array"]}}, {"type": "object", "maxProperties": 0}, {"type": "array", "items": v}]});
-    }
-    v
+/// Every value whose objects are all empty: OpenAI strict's any-value definition. A reference to
+/// a definition the bound carries once.
+pub(super) fn objects_emptied() -> Value {
+    json!({ "$ref": format!("{}objects-emptied", super::polarity::SHARED) })
 }
 
 /// The edits of an implicit `true` (an absent `additionalProperties` or `items`) on every node
@@ -239,13 +227,11 @@ pub(super) fn implicit_true(root: &Value, word: Becomes, depth: Option<u32>, out
                     edits.push(Edit::SetIfAbsent { keyword: keyword.to_owned(), value: Value::Bool(false) });
                 }
                 if !map.contains_key("items") && !in_place {
-                    edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: objects_emptied(EMPTIED_DEPTH) });
+                    edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: objects_emptied() });
                 }
             }
-            Becomes::NestingBounded => {
-                if !map.contains_key("items") && !in_place {
-                    edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: nesting_bounded(depth.unwrap_or(1).saturating_sub(1)) });
-                }
+            Becomes::NestingBounded if !map.contains_key("items") && !in_place => {
+                edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: nesting_bounded(depth.unwrap_or(1).saturating_sub(1)) });
             }
             _ => {}
         }
@@ -256,6 +242,23 @@ pub(super) fn implicit_true(root: &Value, word: Becomes, depth: Option<u32>, out
     }
     any
 }
+
+/// The own properties of JavaScript's `Object.prototype`: the names a prototype-pollution guard
+/// (`Object.prototype.hasOwnProperty.call(Object.prototype, name)`) refuses.
+const OBJECT_PROTOTYPE_MEMBERS: [&str; 12] = [
+    "__proto__",
+    "constructor",
+    "toString",
+    "toLocaleString",
+    "valueOf",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
 
 /// The edits of a table-level rule on every node of `root`.
 pub(super) fn rule(root: &Value, kind: RuleKind, out: &mut BTreeMap<String, NodeEdits>) -> bool {
@@ -268,10 +271,53 @@ pub(super) fn rule(root: &Value, kind: RuleKind, out: &mut BTreeMap<String, Node
         for child in walk::children(node) {
             stack.push((child.schema, format!("{pointer}{}", child.pointer_suffix()), level + 1));
         }
+        // The root is the tool's parameters, which a translator defaulting to STRING still sends
+        // as an object (langchain's `_dict_to_genai_schema`): the rule stands below it.
+        if kind == RuleKind::UntypedAsString && pointer.is_empty() {
+            continue;
+        }
+        if node == &Value::Bool(true) && kind == RuleKind::UntypedAsString {
+            // A `true` subschema is the untyped node at its most explicit.
+            any = true;
+            out.entry(pointer).or_default().tighten.push(Edit::Replace(json!({"type": "string"})));
+            continue;
+        }
         let Some(map) = node.as_object() else { continue };
+        let untyped = !["type", "anyOf", "oneOf", "allOf"].iter().any(|k| map.contains_key(*k));
         match kind {
+            RuleKind::UntypedAsString => {
+                if untyped {
+                    any = true;
+                    out.entry(pointer).or_default().tighten.push(Edit::Set { keyword: "type".to_owned(), value: Value::from("string") });
+                }
+            }
+            RuleKind::ArrayItemsAsObject => {
+                let array = match map.get("type") {
+                    Some(Value::String(t)) => t == "array",
+                    // A type list holding `array` (its array branch, once split, gets the same).
+                    Some(Value::Array(types)) => types.iter().any(|t| t == "array"),
+                    _ => false,
+                };
+                if array && !map.contains_key("items") {
+                    any = true;
+                    out.entry(pointer).or_default().tighten.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: json!({"type": "object"}) });
+                }
+            }
+            RuleKind::PrototypeNamesDropped => {
+                let names: Vec<String> = map
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flat_map(|p| p.keys())
+                    .filter(|name| OBJECT_PROTOTYPE_MEMBERS.contains(&name.as_str()))
+                    .cloned()
+                    .collect();
+                if !names.is_empty() {
+                    any = true;
+                    out.entry(pointer).or_default().tighten.push(Edit::SetEntries { keyword: "properties".to_owned(), value: Value::Bool(false), names: Some(names) });
+                }
+            }
             RuleKind::UntypedAsObject => {
-                let untyped = !["type", "anyOf", "oneOf", "allOf"].iter().any(|k| map.contains_key(*k));
                 if untyped || map.contains_key("properties") {
                     any = true;
                     out.entry(pointer).or_default().tighten.push(Edit::Set { keyword: "type".to_owned(), value: Value::from("object") });
@@ -416,5 +462,30 @@ mod tests {
         assert_eq!(occurrence(&s, &occ("maxLength"), Becomes::Rewritten, Direction::Narrowing, None, None, &mut out), Some(Precision::Pinned));
         // The pinned bound rejects only the type its keyword applies to.
         assert!(out["/properties/a"].tighten.contains(&Edit::RejectType(Some("string"))));
+    }
+
+    #[test]
+    fn each_rule_edits_exactly_the_nodes_it_names() {
+        let s = json!({
+            "properties": {
+                "any": true,
+                "described": {"description": "d"},
+                "typed": {"type": "integer"},
+                "union": {"anyOf": [{"type": "string"}]},
+                "bare": {"type": "array"},
+                "either": {"type": ["object", "array"]},
+                "listed": {"type": "array", "items": {"type": "integer"}},
+                "guarded": {"properties": {"constructor": true, "name": true}}
+            }
+        });
+        let edited = |kind| {
+            let mut out = BTreeMap::new();
+            assert!(rule(&s, kind, &mut out));
+            out.into_iter().filter(|(_, e): &(String, NodeEdits)| !e.tighten.is_empty()).map(|(n, _)| n).collect::<Vec<_>>()
+        };
+        assert_eq!(edited(RuleKind::UntypedAsString), ["/properties/any", "/properties/described", "/properties/guarded", "/properties/guarded/properties/constructor", "/properties/guarded/properties/name"]);
+        assert_eq!(edited(RuleKind::PrototypeNamesDropped), ["/properties/guarded"]);
+        assert_eq!(edited(RuleKind::UntypedAsObject), ["", "/properties/described", "/properties/guarded"]);
+        assert_eq!(edited(RuleKind::ArrayItemsAsObject), ["/properties/bare", "/properties/either"]);
     }
 }

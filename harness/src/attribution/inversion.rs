@@ -13,6 +13,9 @@
 //! false` that sees fewer evaluated keys because a `oneOf` beside it failed) does not decide the
 //! instance alone: the deviation is that other keyword's, judged by its row.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
 use serde_json::Value;
 
 use super::pins::{Culprit, is_empty_schema, is_schema_position, split_keyword};
@@ -21,7 +24,7 @@ use crate::retrieve::LocalRetriever;
 
 /// The `false` positions of `source` at which the source-side instance `x` is rejected, each of
 /// which alone decides the rejection.
-pub(super) fn inversions(source: &Value, validator: &jsonschema::Validator, x: &Value, env: &Env, assert_formats: bool) -> Vec<Culprit> {
+pub(super) fn inversions(source: &Value, validator: &jsonschema::Validator, x: &Value, relaxed: &Relaxed<'_>) -> Vec<Culprit> {
     let mut out: Vec<Culprit> = Vec::new();
     for error in validator.iter_errors(x) {
         let path = error.schema_path().as_str().to_owned();
@@ -31,8 +34,8 @@ pub(super) fn inversions(source: &Value, validator: &jsonschema::Validator, x: &
         if !at_false {
             continue;
         }
-        let culprit = Culprit { node, keyword, instance_at: error.instance_path().as_str().to_owned(), inverted: true };
-        if out.contains(&culprit) || !decides(source, &path, &culprit, x, env, assert_formats) {
+        let culprit = Culprit { node, keyword, instance_at: error.instance_path().as_str().to_owned(), inverted: true, also_at: Vec::new() };
+        if out.contains(&culprit) || !relaxed.accepts(&path, &culprit, x) {
             continue;
         }
         out.push(culprit);
@@ -40,21 +43,47 @@ pub(super) fn inversions(source: &Value, validator: &jsonschema::Validator, x: &
     out
 }
 
-/// Whether the source with the `false` at `path` made `true` (a `not: {}` removed) accepts `x`.
-fn decides(source: &Value, path: &str, culprit: &Culprit, x: &Value, env: &Env, assert_formats: bool) -> bool {
-    let mut relaxed = source.clone();
-    if culprit.keyword == "not" {
-        if let Some(Value::Object(map)) = relaxed.pointer_mut(&culprit.node) {
-            map.shift_remove("not");
-        }
-    } else if let Some(slot) = relaxed.pointer_mut(path) {
-        *slot = Value::Bool(true);
+/// The source with one `false` position made `true` (a `not: {}` removed), compiled once per
+/// position.
+pub(super) struct Relaxed<'a> {
+    source: &'a Value,
+    env: &'a Env,
+    assert_formats: bool,
+    compiled: Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>,
+}
+
+impl<'a> Relaxed<'a> {
+    pub(super) fn new(source: &'a Value, env: &'a Env, assert_formats: bool) -> Self {
+        Self { source, env, assert_formats, compiled: Mutex::default() }
     }
-    jsonschema::draft202012::options()
-        .should_validate_formats(assert_formats)
-        .with_retriever(LocalRetriever::new(env.remotes.clone()))
-        .build(&relaxed)
-        .is_ok_and(|v| v.is_valid(x))
+
+    /// Whether the source with the `false` at `path` made `true` accepts `x`: that `false` alone
+    /// decides the rejection.
+    fn accepts(&self, path: &str, culprit: &Culprit, x: &Value) -> bool {
+        let cached = self.compiled.lock().unwrap_or_else(PoisonError::into_inner).get(path).cloned();
+        let validator = match cached {
+            Some(v) => v,
+            None => {
+                let mut relaxed = self.source.clone();
+                if culprit.keyword == "not" {
+                    if let Some(Value::Object(map)) = relaxed.pointer_mut(&culprit.node) {
+                        map.shift_remove("not");
+                    }
+                } else if let Some(slot) = relaxed.pointer_mut(path) {
+                    *slot = Value::Bool(true);
+                }
+                let built = jsonschema::draft202012::options()
+                    .should_validate_formats(self.assert_formats)
+                    .with_retriever(LocalRetriever::new(self.env.remotes.clone()))
+                    .build(&relaxed)
+                    .ok()
+                    .map(Arc::new);
+                self.compiled.lock().unwrap_or_else(PoisonError::into_inner).insert(path.to_owned(), built.clone());
+                built
+            }
+        };
+        validator.is_some_and(|v| v.is_valid(x))
+    }
 }
 
 #[cfg(test)]
@@ -64,7 +93,8 @@ mod tests {
 
     fn found(schema: Value, x: Value) -> Vec<(String, String)> {
         let validator = jsonschema::draft202012::options().build(&schema).unwrap();
-        inversions(&schema, &validator, &x, &Env::default(), true).into_iter().map(|c| (c.node, c.keyword)).collect()
+        let env = Env::default();
+        inversions(&schema, &validator, &x, &Relaxed::new(&schema, &env, true)).into_iter().map(|c| (c.node, c.keyword)).collect()
     }
 
     #[test]

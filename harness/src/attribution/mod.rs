@@ -121,20 +121,39 @@ struct Compiled {
     validator: jsonschema::Validator,
 }
 
-/// The bounds of one trial, compiled on first use (only witnesses ask for them).
-pub struct Bounds<'a> {
-    source: &'a Value,
-    rows: &'a [(Occurrence<'a>, &'a Row)],
+/// What the bounds are made of: each row's, rule's and mark's edits, worked out on first use.
+#[derive(Default)]
+struct Prepared {
     contributors: Vec<Contributor>,
     /// Rows whose narrowing marks carry no word: pinned marks.
     pinned_marks: BTreeSet<String>,
     /// Rows whose approximation narrows (a narrowing pinned on one is the row's own).
     narrowing_rows: BTreeSet<String>,
+}
+
+/// The bounds of one trial. Nothing is worked out until a witness asks (most trials have none
+/// to judge), and each bound is compiled once.
+pub struct Bounds<'a> {
+    source: &'a Value,
+    rows: &'a [(Occurrence<'a>, &'a Row)],
+    implicit_true: Option<&'a Row>,
+    rules: &'a [TableRule],
+    /// The object-root mark that explains a forced root type, if it applies ([`Bounds::with_forced_object_root`]).
+    forced_root: Option<String>,
+    prepared: OnceLock<Prepared>,
     projection: Option<ProjectionSide<'a>>,
     source_validator: Option<&'a jsonschema::Validator>,
     env: &'a Env,
     assert_formats: bool,
     compiled: Mutex<HashMap<(Mode, Vec<usize>), Slot>>,
+    /// The source with one `false` position made `true`, compiled once per position (the
+    /// inversion check asks it of every widening).
+    relaxed_at: inversion::Relaxed<'a>,
+    /// The source indexed for its references, once (naming a narrowing's occurrences follows them).
+    resolver: OnceLock<Option<schema_fidelity_translators::refs::Resolver<'a>>>,
+    /// The source holds a `false` subschema (or a `not` of the empty schema): only then can a
+    /// widening be an inversion.
+    has_false: bool,
 }
 
 impl<'a> Bounds<'a> {
@@ -142,12 +161,35 @@ impl<'a> Bounds<'a> {
     /// an absent `items` or `additionalProperties`) and the table's rules.
     #[must_use]
     pub fn new(source: &'a Value, rows: &'a [(Occurrence<'a>, &'a Row)], implicit_true: Option<&'a Row>, rules: &'a [TableRule], env: &'a Env, assert_formats: bool) -> Self {
-        let mut contributors: Vec<Contributor> = Vec::new();
-        let mut pinned_marks = BTreeSet::new();
-        let mut narrowing_rows = BTreeSet::new();
-        let mut add = |row: &Row, kind: Kind, edits: BTreeMap<String, NodeEdits>, precision: Precision, whole_tool: bool| {
+        Bounds {
+            source,
+            rows,
+            implicit_true,
+            rules,
+            forced_root: None,
+            prepared: OnceLock::new(),
+            projection: None,
+            source_validator: None,
+            env,
+            assert_formats,
+            compiled: Mutex::default(),
+            relaxed_at: inversion::Relaxed::new(source, env, assert_formats),
+            resolver: OnceLock::new(),
+            has_false: rows.iter().any(|(o, _)| o.keyword == "false" || (o.keyword == "not" && pins::is_empty_schema(o.value))),
+        }
+    }
+
+    /// The contributors, worked out on first use.
+    fn prep(&self) -> &Prepared {
+        self.prepared.get_or_init(|| self.prepare())
+    }
+
+    fn prepare(&self) -> Prepared {
+        let source = self.source;
+        let mut p = Prepared::default();
+        let add = |p: &mut Prepared, row: &Row, kind: Kind, edits: BTreeMap<String, NodeEdits>, precision: Precision, whole_tool: bool| {
             let id = row.id.to_string();
-            match contributors.iter_mut().find(|c| c.row == id && c.kind == kind) {
+            match p.contributors.iter_mut().find(|c| c.row == id && c.kind == kind) {
                 Some(c) => {
                     for (node, e) in edits {
                         let slot = c.edits.entry(node).or_default();
@@ -157,39 +199,39 @@ impl<'a> Bounds<'a> {
                     c.precision = c.precision.max(precision);
                     c.whole_tool |= whole_tool;
                 }
-                None => contributors.push(Contributor { row: id, kind, edits, precision, whole_tool }),
+                None => p.contributors.push(Contributor { row: id, kind, edits, precision, whole_tool }),
             }
         };
-        for (occ, row) in rows {
+        for (occ, row) in self.rows {
             if let Disposition::Approximated { direction, to } = row.disposition {
                 if direction == Direction::Narrowing {
-                    narrowing_rows.insert(row.id.to_string());
+                    p.narrowing_rows.insert(row.id.to_string());
                 }
                 let mut edits = BTreeMap::new();
                 let precision = edit::occurrence(source, occ, to, direction, None, row.depth, &mut edits);
                 if precision.is_some() || to == Becomes::WholeTool {
-                    add(row, Kind::Declared, edits, precision.unwrap_or(Precision::Exact), to == Becomes::WholeTool);
+                    add(&mut p, row, Kind::Declared, edits, precision.unwrap_or(Precision::Exact), to == Becomes::WholeTool);
                 }
             }
             for mark in row.marks.iter().filter(|k| k.crash.is_none()) {
                 if mark.direction == Direction::Narrowing && mark.to.is_none() {
-                    pinned_marks.insert(row.id.to_string());
+                    p.pinned_marks.insert(row.id.to_string());
                     continue;
                 }
                 let word = mark.to.unwrap_or(Becomes::Dropped);
                 let mut edits = BTreeMap::new();
                 let precision = edit::occurrence(source, occ, word, mark.direction, mark.scope.as_ref(), None, &mut edits);
                 if precision.is_some() || word == Becomes::WholeTool {
-                    add(row, Kind::Mark, edits, precision.unwrap_or(Precision::Exact), word == Becomes::WholeTool);
+                    add(&mut p, row, Kind::Mark, edits, precision.unwrap_or(Precision::Exact), word == Becomes::WholeTool);
                 }
             }
         }
-        if let Some(row) = implicit_true {
+        if let Some(row) = self.implicit_true {
             if let Disposition::Approximated { direction: Direction::Narrowing, to } = row.disposition {
-                narrowing_rows.insert(row.id.to_string());
+                p.narrowing_rows.insert(row.id.to_string());
                 let mut edits = BTreeMap::new();
                 if edit::implicit_true(source, to, row.depth, &mut edits) {
-                    add(row, Kind::Declared, edits, Precision::Exact, false);
+                    add(&mut p, row, Kind::Declared, edits, Precision::Exact, false);
                 }
             }
             for mark in row.marks.iter().filter(|k| k.crash.is_none() && k.direction == Direction::Narrowing) {
@@ -197,32 +239,31 @@ impl<'a> Bounds<'a> {
                 if let Some(word) = mark.to
                     && edit::implicit_true(source, word, row.depth, &mut edits)
                 {
-                    add(row, Kind::Mark, edits, Precision::Exact, false);
+                    add(&mut p, row, Kind::Mark, edits, Precision::Exact, false);
                 }
             }
         }
-        for rule in rules {
+        for rule in self.rules {
             let mut edits = BTreeMap::new();
             if edit::rule(source, rule.kind, &mut edits) {
                 let kind = if rule.row.marks.is_empty() { Kind::Declared } else { Kind::Mark };
-                add(&rule.row, kind, edits, Precision::Exact, false);
+                add(&mut p, &rule.row, kind, edits, Precision::Exact, false);
             }
         }
-        for c in &mut contributors {
+        if let Some(id) = &self.forced_root {
+            let mut edits = BTreeMap::new();
+            edits.insert(String::new(), NodeEdits { loosen: Vec::new(), tighten: vec![polarity::Edit::Set { keyword: "type".to_owned(), value: Value::from("object") }] });
+            p.contributors.push(Contributor { row: id.clone(), kind: Kind::Mark, edits, precision: Precision::Exact, whole_tool: false });
+        }
+        for c in &mut p.contributors {
             edit::loosen_unevaluated(source, &mut c.edits);
         }
-        Bounds {
-            source,
-            rows,
-            contributors,
-            pinned_marks,
-            narrowing_rows,
-            projection: None,
-            source_validator: None,
-            env,
-            assert_formats,
-            compiled: Mutex::default(),
-        }
+        p
+    }
+
+    /// The source's reference index, built on first use.
+    fn resolver(&self) -> Option<&schema_fidelity_translators::refs::Resolver<'a>> {
+        self.resolver.get_or_init(|| schema_fidelity_translators::refs::Resolver::new(self.source).ok()).as_ref()
     }
 
     /// The table marks its target's object-root rule as known broken (`target_violations.
@@ -231,9 +272,7 @@ impl<'a> Bounds<'a> {
     /// objects, bounded as exactly that.
     #[must_use]
     pub fn with_forced_object_root(mut self, id: String) -> Self {
-        let mut edits = BTreeMap::new();
-        edits.insert(String::new(), NodeEdits { loosen: Vec::new(), tighten: vec![polarity::Edit::Set { keyword: "type".to_owned(), value: Value::from("object") }] });
-        self.contributors.push(Contributor { row: id, kind: Kind::Mark, edits, precision: Precision::Exact, whole_tool: false });
+        self.forced_root = Some(id);
         self
     }
 
@@ -260,18 +299,26 @@ impl<'a> Bounds<'a> {
         Attribution::Unexplained(self.culprits(direction, x))
     }
 
-    /// The judgement of the witness search: a widening that inverts a `false` no mark covers is
-    /// unexplained whatever explains the rest.
+    /// The judgement of the witness search: only whether the table, its marks, or nothing explains
+    /// the deviation (the search asks this of every candidate, so it names no rows and no
+    /// culprits). A widening that inverts a `false` no mark covers is unexplained whatever
+    /// explains the rest.
     #[must_use]
     pub fn judgement(&self, direction: Direction, x: &Value) -> Judgement {
         if direction == Direction::Widening && self.inversions(x).iter().any(|(_, covered)| covered.is_none()) {
             return Judgement::Unexplained;
         }
-        match self.judge(direction, x) {
-            Attribution::Declared(_) => Judgement::Declared,
-            Attribution::Marked(_) => Judgement::Marked,
-            Attribution::Unexplained(_) | Attribution::Unjudged => Judgement::Unexplained,
+        if self.explained_by(direction, x, Kind::Declared, None) {
+            return Judgement::Declared;
         }
+        let has_marks = self.prep().contributors.iter().any(|c| c.kind == Kind::Mark);
+        if has_marks && self.explained_by(direction, x, Kind::Mark, None) {
+            return Judgement::Marked;
+        }
+        if direction == Direction::Narrowing && !self.prep().pinned_marks.is_empty() && !self.marks(direction, x).is_empty() {
+            return Judgement::Marked;
+        }
+        Judgement::Unexplained
     }
 
     /// The bound the table's declared approximations set for `direction`, as a schema (only the
@@ -283,11 +330,11 @@ impl<'a> Bounds<'a> {
     #[must_use]
     pub fn declared_bound(&self, direction: Direction) -> Declared {
         let fallback = self.projection.as_ref().is_some_and(|p| p.is_fallback);
-        let declared: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
-        if direction == Direction::Widening && fallback && declared.iter().any(|i| self.contributors[*i].whole_tool) {
+        let declared: Vec<usize> = self.prep().contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
+        if direction == Direction::Widening && fallback && declared.iter().any(|i| self.prep().contributors[*i].whole_tool) {
             return Declared::Everything;
         }
-        let exact: Vec<usize> = declared.into_iter().filter(|i| self.contributors[*i].precision == Precision::Exact).collect();
+        let exact: Vec<usize> = declared.into_iter().filter(|i| self.prep().contributors[*i].precision == Precision::Exact).collect();
         let mode = match direction {
             Direction::Widening => Mode::Upper,
             Direction::Narrowing => Mode::Lower,
@@ -306,8 +353,8 @@ impl<'a> Bounds<'a> {
     /// the keyword holding it in its `false` form), if any.
     #[must_use]
     pub fn inversions(&self, x: &Value) -> Vec<(Culprit, Option<String>)> {
-        let Some(validator) = self.source_validator else { return Vec::new() };
-        inversion::inversions(self.source, validator, x, self.env, self.assert_formats)
+        let Some(validator) = self.source_validator.filter(|_| self.has_false) else { return Vec::new() };
+        inversion::inversions(self.source, validator, x, &self.relaxed_at)
             .into_iter()
             .map(|c| {
                 let covered = self.covering_rows(&c).into_iter().find(|r| r.mark_bounding(Direction::Widening).is_some()).map(|r| r.id.to_string());
@@ -342,20 +389,33 @@ impl<'a> Bounds<'a> {
     /// else every mark if together they do, else the pinned narrowing marks every occurrence at
     /// fault carries, else none.
     fn marks(&self, direction: Direction, x: &Value) -> Vec<String> {
-        let marks: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Mark).map(|(i, _)| i).collect();
+        let marks: Vec<usize> = self.prep().contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Mark).map(|(i, _)| i).collect();
         if !marks.is_empty() && self.explained_by(direction, x, Kind::Mark, None) {
-            let alone: Vec<String> = marks.iter().filter(|i| self.explained_by(direction, x, Kind::Declared, Some(**i))).map(|i| self.contributors[*i].row.clone()).collect();
+            let alone: Vec<String> = marks.iter().filter(|i| self.explained_by(direction, x, Kind::Declared, Some(**i))).map(|i| self.prep().contributors[*i].row.clone()).collect();
             if !alone.is_empty() {
                 return dedup(alone);
             }
-            return dedup(marks.iter().map(|i| self.contributors[*i].row.clone()).collect());
+            return dedup(marks.iter().map(|i| self.prep().contributors[*i].row.clone()).collect());
         }
-        if direction == Direction::Narrowing && !self.pinned_marks.is_empty() {
+        if direction == Direction::Narrowing && !self.prep().pinned_marks.is_empty() {
             let culprits = self.culprits(direction, x);
-            let rows: Vec<Option<String>> = culprits.iter().map(|c| self.row_at(&c.node, &c.keyword).map(|r| r.id.to_string())).collect();
-            let all_allowed = !rows.is_empty() && rows.iter().all(|r| r.as_ref().is_some_and(|r| self.pinned_marks.contains(r) || self.narrowing_rows.contains(r)));
+            let rows: Vec<Option<String>> = culprits
+                .iter()
+                .map(|c| {
+                    if c.keyword.is_empty() {
+                        // No keyword there: a pinned mark standing at a node that applies in place.
+                        return self
+                            .rows
+                            .iter()
+                            .find(|(o, r)| c.stands_at(&o.pointer) && self.prep().pinned_marks.contains(&r.id.to_string()))
+                            .map(|(_, r)| r.id.to_string());
+                    }
+                    self.row_at(&c.node, &c.keyword).map(|r| r.id.to_string())
+                })
+                .collect();
+            let all_allowed = !rows.is_empty() && rows.iter().all(|r| r.as_ref().is_some_and(|r| self.prep().pinned_marks.contains(r) || self.prep().narrowing_rows.contains(r)));
             if all_allowed {
-                let marked: Vec<String> = rows.into_iter().flatten().filter(|r| self.pinned_marks.contains(r)).collect();
+                let marked: Vec<String> = rows.into_iter().flatten().filter(|r| self.prep().pinned_marks.contains(r)).collect();
                 if !marked.is_empty() {
                     return dedup(marked);
                 }
@@ -368,8 +428,8 @@ impl<'a> Bounds<'a> {
     /// reports); empty when only several together do.
     #[must_use]
     pub fn rows_explaining(&self, direction: Direction, x: &Value) -> Vec<String> {
-        let candidates: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
-        let alone: Vec<String> = candidates.iter().filter(|i| self.explained_only_by(direction, x, **i)).map(|i| self.contributors[*i].row.clone()).collect();
+        let candidates: Vec<usize> = self.prep().contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
+        let alone: Vec<String> = candidates.iter().filter(|i| self.explained_only_by(direction, x, **i)).map(|i| self.prep().contributors[*i].row.clone()).collect();
         dedup(alone)
     }
 
@@ -377,7 +437,7 @@ impl<'a> Bounds<'a> {
     /// `Kind::Mark`), plus `extra`, explains the deviation.
     fn explained_by(&self, direction: Direction, x: &Value, kind: Kind, extra: Option<usize>) -> bool {
         let chosen: Vec<usize> =
-            self.contributors.iter().enumerate().filter(|(i, c)| c.kind == Kind::Declared || c.kind == kind || Some(*i) == extra).map(|(i, _)| i).collect();
+            self.prep().contributors.iter().enumerate().filter(|(i, c)| c.kind == Kind::Declared || c.kind == kind || Some(*i) == extra).map(|(i, _)| i).collect();
         self.explained_with(direction, x, &chosen)
     }
 
@@ -389,14 +449,14 @@ impl<'a> Bounds<'a> {
     /// under a word bounded only up to its keyword) with every occurrence at fault approximated.
     fn explained_with(&self, direction: Direction, x: &Value, chosen: &[usize]) -> bool {
         let fallback = self.projection.as_ref().is_some_and(|p| p.is_fallback);
-        if direction == Direction::Widening && fallback && chosen.iter().any(|i| self.contributors[*i].whole_tool) {
+        if direction == Direction::Widening && fallback && chosen.iter().any(|i| self.prep().contributors[*i].whole_tool) {
             return true;
         }
         let mode = match direction {
             Direction::Widening => Mode::Upper,
             Direction::Narrowing => Mode::Lower,
         };
-        let exact: Vec<usize> = chosen.iter().copied().filter(|i| self.contributors[*i].precision == Precision::Exact).collect();
+        let exact: Vec<usize> = chosen.iter().copied().filter(|i| self.prep().contributors[*i].precision == Precision::Exact).collect();
         if self.bound_explains(mode, &exact, x) {
             return true;
         }
@@ -410,17 +470,17 @@ impl<'a> Bounds<'a> {
         // marked, by a chosen mark), never a sibling the table keeps.
         // A projection keyword the source has no occurrence of at that node (the keyword was
         // rewritten into another) is pinned on a loose row whose occurrence stands there.
-        let allowed: BTreeSet<&str> = chosen.iter().map(|i| self.contributors[*i].row.as_str()).collect();
-        let loose: BTreeSet<&str> = chosen.iter().filter(|i| self.contributors[**i].precision == Precision::Pinned).map(|i| self.contributors[*i].row.as_str()).collect();
+        let allowed: BTreeSet<&str> = chosen.iter().map(|i| self.prep().contributors[*i].row.as_str()).collect();
+        let loose: BTreeSet<&str> = chosen.iter().filter(|i| self.prep().contributors[**i].precision == Precision::Pinned).map(|i| self.prep().contributors[*i].row.as_str()).collect();
         let culprits = self.culprits(direction, x);
         !culprits.is_empty()
             && culprits.iter().all(|c| {
                 if c.keyword.is_empty() {
-                    return self.rows.iter().any(|(o, r)| o.pointer == c.node && loose.contains(r.id.to_string().as_str()));
+                    return self.rows.iter().any(|(o, r)| c.stands_at(&o.pointer) && loose.contains(r.id.to_string().as_str()));
                 }
                 self.row_at(&c.node, &c.keyword).is_some_and(|r| {
                     let id = r.id.to_string();
-                    allowed.contains(id.as_str()) || self.narrowing_rows.contains(&id)
+                    allowed.contains(id.as_str()) || self.prep().narrowing_rows.contains(&id)
                 })
             })
     }
@@ -457,7 +517,7 @@ impl<'a> Bounds<'a> {
     fn schema(&self, mode: Mode, chosen: &[usize]) -> (Value, polarity::Provenance) {
         let mut edits: BTreeMap<String, NodeEdits> = BTreeMap::new();
         for i in chosen {
-            for (node, e) in &self.contributors[*i].edits {
+            for (node, e) in &self.prep().contributors[*i].edits {
                 let slot = edits.entry(node.clone()).or_default();
                 slot.loosen.extend(e.loosen.iter().cloned());
                 slot.tighten.extend(e.tighten.iter().cloned());
@@ -472,7 +532,7 @@ impl<'a> Bounds<'a> {
     pub fn culprits(&self, direction: Direction, x: &Value) -> Vec<Culprit> {
         match direction {
             Direction::Widening => {
-                let declared: Vec<usize> = self.contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
+                let declared: Vec<usize> = self.prep().contributors.iter().enumerate().filter(|(_, c)| c.kind == Kind::Declared).map(|(i, _)| i).collect();
                 match self.validator(Mode::Upper, &declared) {
                     Some(bound) => pins::widening(&bound.schema, &bound.validator, x, &bound.provenance),
                     None => Vec::new(),
@@ -484,7 +544,7 @@ impl<'a> Bounds<'a> {
                 let occurs = |node: &str, keyword: &str| -> Vec<String> {
                     self.rows.iter().filter(|(o, _)| o.pointer == node && pins::same_family(o.keyword, keyword)).map(|(o, _)| o.keyword.to_owned()).collect()
                 };
-                pins::narrowing(self.source, p.validator, x, &encoded, &occurs)
+                pins::narrowing(self.source, self.resolver(), p.validator, x, &encoded, &occurs)
             }
         }
     }

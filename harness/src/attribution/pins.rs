@@ -23,6 +23,11 @@ pub struct Culprit {
     pub instance_at: String,
     /// The source rejects there with a `false` subschema: a widening there is an inversion.
     pub inverted: bool,
+    /// With no keyword named: the other source nodes that apply in place at that location (the
+    /// node holding an `anyOf` or `$ref` the culprit's node is a branch or target of). A pinned
+    /// mark on one of them stands where the projection's keyword does: the closing of a root
+    /// typed `object` shows up at its `anyOf` branch, which holds no keyword that could carry it.
+    pub also_at: Vec<String>,
 }
 
 /// The occurrences a widening is rejected at in `relaxed` (the source loosened by the table),
@@ -31,18 +36,18 @@ pub struct Culprit {
 pub(super) fn widening(relaxed: &Value, validator: &jsonschema::Validator, x: &Value, provenance: &Provenance) -> Vec<Culprit> {
     let mut out: Vec<Culprit> = Vec::new();
     for error in validator.iter_errors(x) {
-        for leaf in leaves(&error) {
+        for leaf in leaves(&error, None) {
             let path = leaf.schema_path().as_str().to_owned();
             let instance_at = leaf.instance_path().as_str().to_owned();
             if let Some((node, keyword)) = provenance.source_of(&path) {
-                push(&mut out, Culprit { node, keyword, instance_at, inverted: false });
+                push(&mut out, Culprit { node, keyword, instance_at, inverted: false, also_at: Vec::new() });
                 continue;
             }
             let path = provenance.in_source(&path);
             let (node, keyword) = split_keyword(&path, relaxed);
             let value = relaxed.pointer(&path).filter(|_| is_schema_position(&path));
             let inverted = matches!(value, Some(Value::Bool(false))) || (keyword == "not" && value.is_some_and(is_empty_schema));
-            push(&mut out, Culprit { node, keyword, instance_at, inverted });
+            push(&mut out, Culprit { node, keyword, instance_at, inverted, also_at: Vec::new() });
         }
     }
     out
@@ -52,29 +57,37 @@ pub(super) fn widening(relaxed: &Value, validator: &jsonschema::Validator, x: &V
 /// source-side `x`): for each projection error, the source nodes at its instance location with
 /// the keyword the projection failed on (or the deepest node, keyword empty, when the source has
 /// no occurrence of that family there). `occurs(node, keyword)` says whether the source has one.
-pub(super) fn narrowing(source: &Value, projection: &jsonschema::Validator, x: &Value, encoded: &Value, occurs: &dyn Fn(&str, &str) -> Vec<String>) -> Vec<Culprit> {
+pub(super) fn narrowing(
+    source: &Value,
+    resolver: Option<&schema_fidelity_translators::refs::Resolver<'_>>,
+    projection: &jsonschema::Validator,
+    x: &Value,
+    encoded: &Value,
+    occurs: &dyn Fn(&str, &str) -> Vec<String>,
+) -> Vec<Culprit> {
     let mut out: Vec<Culprit> = Vec::new();
     for error in projection.iter_errors(encoded) {
-        for leaf in leaves(&error) {
+        for leaf in leaves(&error, Some(source)) {
             let at = leaf.instance_path().as_str().to_owned();
             let keyword = leaf.kind().keyword().to_owned();
             // Where the source has no schema for that location (an item of an array the source
             // constrains only by `enum`), the nearest enclosing location it has one for.
-            let mut nodes = locate::applicable_nodes(source, x, &at);
+            let mut nodes = locate::applicable_nodes_with(resolver, source, x, &at);
             let mut up = at.as_str();
             while nodes.is_empty() && !up.is_empty() {
                 up = up.rfind('/').map_or("", |i| &up[..i]);
-                nodes = locate::applicable_nodes(source, x, up);
+                nodes = locate::applicable_nodes_with(resolver, source, x, up);
             }
             let mut named = false;
             for node in &nodes {
                 for k in occurs(node, &keyword) {
-                    push(&mut out, Culprit { node: node.clone(), keyword: k, instance_at: at.clone(), inverted: false });
+                    push(&mut out, Culprit { node: node.clone(), keyword: k, instance_at: at.clone(), inverted: false, also_at: Vec::new() });
                     named = true;
                 }
             }
             if !named && let Some(node) = nodes.last() {
-                push(&mut out, Culprit { node: node.clone(), keyword: String::new(), instance_at: at.clone(), inverted: false });
+                let also_at = nodes[..nodes.len() - 1].to_vec();
+                push(&mut out, Culprit { node: node.clone(), keyword: String::new(), instance_at: at.clone(), inverted: false, also_at });
             }
         }
     }
@@ -84,9 +97,23 @@ pub(super) fn narrowing(source: &Value, projection: &jsonschema::Validator, x: &
 /// The errors a union's failure comes down to: for `anyOf`/`oneOf` with no branch matching, the
 /// errors of the branches meant for the instance (those it has the type of, when some do), else the
 /// union itself. A `oneOf` that matched several branches is the `oneOf`'s own failure.
-fn leaves<'e>(error: &'e jsonschema::ValidationError<'e>) -> Vec<&'e jsonschema::ValidationError<'e>> {
+///
+/// For a narrowing (`source` given), a projection `anyOf` standing where the source has one of as
+/// many branches, some of them accepting anything (`true`, `{}`): the source accepts the instance
+/// through those, so their counterparts' errors are what the union's failure comes down to, a type
+/// error included (a `true` branch a translator wrote as `{type: boolean}` is what narrowed).
+fn leaves<'e>(error: &'e jsonschema::ValidationError<'e>, source: Option<&Value>) -> Vec<&'e jsonschema::ValidationError<'e>> {
     use jsonschema::error::ValidationErrorKind as K;
     let (K::AnyOf { context } | K::OneOfNotValid { context }) = error.kind() else { return vec![error] };
+    if matches!(error.kind(), K::AnyOf { .. })
+        && let Some(Value::Array(branches)) = source.and_then(|s| s.pointer(error.schema_path().as_str()))
+        && branches.len() == context.len()
+    {
+        let open: Vec<usize> = (0..branches.len()).filter(|i| is_any_value(&branches[*i]) && !context[*i].is_empty()).collect();
+        if !open.is_empty() {
+            return open.into_iter().flat_map(|i| context[i].iter().flat_map(|e| leaves(e, source))).collect();
+        }
+    }
     let at = error.instance_path().as_str();
     let typed: Vec<&Vec<jsonschema::ValidationError<'e>>> =
         context.iter().filter(|branch| !branch.is_empty() && !branch.iter().any(|e| matches!(e.kind(), K::Type { .. }) && e.instance_path().as_str() == at)).collect();
@@ -94,7 +121,21 @@ fn leaves<'e>(error: &'e jsonschema::ValidationError<'e>) -> Vec<&'e jsonschema:
     if branches.is_empty() {
         return vec![error];
     }
-    branches.into_iter().flat_map(|branch| branch.iter().flat_map(leaves)).collect()
+    branches.into_iter().flat_map(|branch| branch.iter().flat_map(|e| leaves(e, source))).collect()
+}
+
+/// A subschema that accepts every instance: `true` or `{}`.
+fn is_any_value(schema: &Value) -> bool {
+    schema == &Value::Bool(true) || schema.as_object().is_some_and(Map::is_empty)
+}
+
+impl Culprit {
+    /// Whether an occurrence at `node` stands where this culprit is pinned: its own node, or,
+    /// with no keyword named, a node applying in place at the same location.
+    #[must_use]
+    pub fn stands_at(&self, node: &str) -> bool {
+        self.node == node || (self.keyword.is_empty() && self.also_at.iter().any(|n| n == node))
+    }
 }
 
 /// Where the locations of a bound came from: the parts the bound wrote itself (a `oneOf`, `if` or

@@ -99,6 +99,85 @@ impl NodeEdits {
 /// The key of the second copy of the document, in the other mode, when references need it.
 const OTHER: &str = "sf:other";
 
+/// The URI prefix of the values a bound uses in many places (an any-value definition): each is
+/// written once, as a resource of its own under the root's `$defs`, and referenced by its URI,
+/// which resolves from anywhere in the document.
+pub(super) const SHARED: &str = "urn:schema-fidelity:bound:";
+
+/// The definition of the shared value `name` (`objects-emptied`, `nesting-N`), and the shared
+/// value it uses in turn.
+fn shared_definition(name: &str) -> Option<(Value, Option<String>)> {
+    let id = format!("{SHARED}{name}");
+    if name == "objects-emptied" {
+        let definition = json!({"$id": id, "anyOf": [
+            {"not": {"type": ["object", "array"]}},
+            {"type": "object", "maxProperties": 0},
+            {"type": "array", "items": {"$ref": format!("{SHARED}objects-emptied")}}
+        ]});
+        return Some((definition, None));
+    }
+    let levels: u32 = name.strip_prefix("nesting-")?.parse().ok()?;
+    if levels == 0 {
+        return Some((json!({"$id": id, "not": {"type": "array"}}), None));
+    }
+    let inner = format!("nesting-{}", levels - 1);
+    let definition = json!({"$id": id, "anyOf": [{"not": {"type": "array"}}, {"type": "array", "items": {"$ref": format!("{SHARED}{inner}")}}]});
+    Some((definition, Some(inner)))
+}
+
+/// The shared values `value` references.
+fn shared_uses(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix(SHARED)) {
+                out.insert(name.to_owned());
+            }
+            map.values().for_each(|v| shared_uses(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| shared_uses(v, out)),
+        _ => {}
+    }
+}
+
+/// Put the definitions of the shared values the edits use under the document root's `$defs`.
+fn with_shared(document: Value, edits: &BTreeMap<String, NodeEdits>) -> Value {
+    let mut used = BTreeSet::new();
+    for e in edits.values() {
+        for edit in e.loosen.iter().chain(&e.tighten) {
+            match edit {
+                Edit::Set { value, .. } | Edit::SetIfAbsent { value, .. } | Edit::Replace(value) | Edit::SetEntries { value, .. } => shared_uses(value, &mut used),
+                _ => {}
+            }
+        }
+    }
+    if used.is_empty() {
+        return document;
+    }
+    let mut definitions = Map::new();
+    let mut pending: Vec<String> = used.into_iter().collect();
+    while let Some(name) = pending.pop() {
+        if definitions.contains_key(&format!("sf:{name}")) {
+            continue;
+        }
+        if let Some((definition, next)) = shared_definition(&name) {
+            definitions.insert(format!("sf:{name}"), definition);
+            pending.extend(next);
+        }
+    }
+    let mut document = match document {
+        Value::Object(map) => Value::Object(map),
+        // A boolean root: the definitions need an object to hang from.
+        other => json!({ "allOf": [other] }),
+    };
+    if let Value::Object(map) = &mut document {
+        let defs = map.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(defs) = defs {
+            defs.extend(definitions);
+        }
+    }
+    document
+}
+
 /// The rewrite of `source` by `edits` (keyed by node pointer) as the bound of `mode`, with where
 /// the parts it wrote itself come from.
 pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: Mode) -> (Value, Provenance) {
@@ -111,7 +190,7 @@ pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: M
     let mut provenance = Provenance { written: builder.written.take(), copy: None };
     if !other_needed {
         provenance.written.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.len()));
-        return (main, provenance);
+        return (with_shared(main, edits), provenance);
     }
     let mut ignored = false;
     let mut other = builder.emit(source, "", Some(""), mode.flipped(), mode, true, &mut ignored);
@@ -133,7 +212,7 @@ pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: M
         }
         other_root => other_root,
     };
-    (value, provenance)
+    (with_shared(value, edits), provenance)
 }
 
 struct Builder<'a> {
@@ -199,6 +278,11 @@ impl<'a> Builder<'a> {
                 return value.clone();
             }
         }
+        // A `true` node that an edit writes a keyword onto (a forced root type, a closed any-value)
+        // is the empty schema it stands for.
+        if node == Value::Bool(true) && edits.iter().any(|e| matches!(e, Edit::Set { .. } | Edit::SetIfAbsent { .. } | Edit::RejectType(_))) {
+            node = Value::Object(Map::new());
+        }
         let Value::Object(map) = &mut node else {
             return node;
         };
@@ -206,6 +290,9 @@ impl<'a> Builder<'a> {
         let mut reject: Vec<Option<&'static str>> = Vec::new();
         let mut or_null = false;
         let mut one_of_as_any_of = false;
+        // Entries an edit of this node wrote whole (`SetEntries`): final, never emitted again
+        // under their own pointers, whose edits would otherwise overwrite them.
+        let mut written: BTreeMap<&str, Option<&Vec<String>>> = BTreeMap::new();
         for edit in edits {
             match edit {
                 Edit::Loosen { keyword, names } => {
@@ -214,6 +301,7 @@ impl<'a> Builder<'a> {
                 // Renamed once its branches are emitted under their own pointers (below).
                 Edit::OneOfAsAnyOf => one_of_as_any_of = true,
                 Edit::Set { keyword, value } => {
+                    written.insert(keyword.as_str(), None);
                     map.insert(keyword.clone(), value.clone());
                 }
                 Edit::SetIfAbsent { keyword, value } => {
@@ -221,18 +309,21 @@ impl<'a> Builder<'a> {
                         map.insert(keyword.clone(), value.clone());
                     }
                 }
-                Edit::SetEntries { keyword, value, names } => match map.get_mut(keyword) {
-                    Some(Value::Object(entries)) => {
-                        for (name, entry) in entries.iter_mut() {
-                            if names.as_ref().is_none_or(|n| n.contains(name)) {
-                                *entry = value.clone();
+                Edit::SetEntries { keyword, value, names } => {
+                    written.insert(keyword.as_str(), names.as_ref());
+                    match map.get_mut(keyword) {
+                        Some(Value::Object(entries)) => {
+                            for (name, entry) in entries.iter_mut() {
+                                if names.as_ref().is_none_or(|n| n.contains(name)) {
+                                    *entry = value.clone();
+                                }
                             }
                         }
+                        Some(Value::Array(entries)) => entries.iter_mut().for_each(|e| *e = value.clone()),
+                        Some(slot) => *slot = value.clone(),
+                        None => {}
                     }
-                    Some(Value::Array(entries)) => entries.iter_mut().for_each(|e| *e = value.clone()),
-                    Some(slot) => *slot = value.clone(),
-                    None => {}
-                },
+                }
                 Edit::DropNull => drop_null(map),
                 Edit::RequireAll => require_all(map),
                 Edit::RejectType(ty) => reject.push(*ty),
@@ -314,10 +405,12 @@ impl<'a> Builder<'a> {
             let Some(kind) = walk::value_kind(&key) else { continue };
             let child_mode = if key == "not" { mode.flipped() } else { mode };
             let names = loosened.get(key.as_str()).copied().flatten();
+            let overwritten = written.get(key.as_str()).copied();
+            let is_written = |name: &str| overwritten.is_some_and(|n| n.is_none_or(|n| n.iter().any(|x| x == name)));
             let Some(value) = map.get_mut(&key) else { continue };
             match kind {
                 ValueKind::Schema => {
-                    if walk::is_schema(value) {
+                    if walk::is_schema(value) && overwritten.is_none() {
                         let suffix = format!("/{}", walk::escape(&key));
                         *value = self.emit(value, &here(&suffix), child_at(at, &suffix).as_deref(), child_mode, main, in_copy, other_needed);
                     }
@@ -325,7 +418,7 @@ impl<'a> Builder<'a> {
                 ValueKind::SchemaArray => {
                     if let Value::Array(items) = value {
                         for (i, item) in items.iter_mut().enumerate() {
-                            if walk::is_schema(item) {
+                            if walk::is_schema(item) && !is_written(&i.to_string()) {
                                 let suffix = format!("/{}/{i}", walk::escape(&key));
                                 *item = self.emit(item, &here(&suffix), child_at(at, &suffix).as_deref(), child_mode, main, in_copy, other_needed);
                             }
@@ -335,7 +428,7 @@ impl<'a> Builder<'a> {
                 ValueKind::SchemaMap => {
                     if let Value::Object(entries) = value {
                         for (name, entry) in entries.iter_mut() {
-                            if names.is_some_and(|n| n.contains(name)) || !walk::is_schema(entry) {
+                            if names.is_some_and(|n| n.contains(name)) || !walk::is_schema(entry) || is_written(name) {
                                 continue;
                             }
                             let suffix = format!("/{}/{}", walk::escape(&key), walk::escape(name));
@@ -475,15 +568,22 @@ fn loosen(map: &mut Map<String, Value>, keyword: &str, names: Option<&Vec<String
 }
 
 fn drop_null(map: &mut Map<String, Value>) {
-    match map.get("type") {
-        Some(Value::Array(types)) => {
-            let kept: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+    let kept: Option<Vec<Value>> = match map.get("type") {
+        Some(Value::Array(types)) => Some(types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect()),
+        Some(Value::String(t)) if t == "null" => Some(Vec::new()),
+        _ => None,
+    };
+    match kept {
+        // No type left: nothing is accepted. `type: []` says so too, but the meta-schema
+        // forbids it and the bound would not compile; an empty `enum` is allowed.
+        Some(kept) if kept.is_empty() => {
+            map.shift_remove("type");
+            map.insert("enum".to_owned(), Value::Array(Vec::new()));
+        }
+        Some(kept) => {
             map.insert("type".to_owned(), Value::Array(kept));
         }
-        Some(Value::String(t)) if t == "null" => {
-            map.insert("type".to_owned(), Value::Array(Vec::new()));
-        }
-        _ => {}
+        None => {}
     }
     if let Some(Value::Array(values)) = map.get("enum") {
         let kept: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
@@ -559,6 +659,13 @@ mod tests {
     }
 
     #[test]
+    fn a_true_node_takes_the_keywords_an_edit_writes() {
+        let e = edits("", vec![], vec![Edit::Set { keyword: "type".into(), value: json!("object") }]);
+        assert_eq!(bound(&json!(true), &e, Mode::Lower).0, json!({"type": "object"}));
+        assert_eq!(bound(&json!(false), &e, Mode::Lower).0, json!(false));
+    }
+
+    #[test]
     fn an_if_with_an_edit_is_bounded_both_ways() {
         let source = json!({"if": {"minLength": 3}, "then": {"pattern": "^a"}, "else": {"pattern": "^b"}});
         let e = edits("/if", vec![Edit::Loosen { keyword: "minLength".into(), names: None }], vec![]);
@@ -570,5 +677,13 @@ mod tests {
         assert!(valid(&source, &json!("bb")) && !valid(&lower, &json!("bb")));
         // "abc": both accept in every variant.
         assert!(valid(&lower, &json!("abc")));
+    }
+
+    #[test]
+    fn a_null_type_dropped_leaves_a_bound_that_compiles_and_rejects_everything() {
+        let source = json!({"type":"object","properties":{"first":{"$ref":"#/$defs/a"}},"required":["first"],"$defs":{"a":{"type":"object","properties":{"tag":{"const":"a"},"next":{"anyOf":[{"$ref":"#/$defs/b"},{"type":"null"}]}},"required":["tag","next"]},"b":{"type":"object","properties":{"tag":{"const":"b"},"next":{"anyOf":[{"$ref":"#/$defs/a"},{"type":"null"}]}},"required":["tag","next"]}}});
+        let e = edits("/$defs/a/properties/next/anyOf/1", vec![], vec![Edit::DropNull]);
+        let (b, _) = bound(&source, &e, Mode::Lower);
+        assert!(!valid(&b, &json!({"first":{"tag":"a","next":null}})));
     }
 }

@@ -32,6 +32,7 @@
 //! Knobs (environment): [`TIMEOUT_ENV`] (per request, default 10 s), [`START_TIMEOUT_ENV`]
 //! (handshake, default 30 s) and [`protocol::STRICT_ENV`].
 
+pub mod entry;
 pub mod process;
 pub mod protocol;
 
@@ -46,7 +47,7 @@ use schema_fidelity_translators::{Crash, Fault, Outcome, Translator};
 use serde_json::Value;
 
 use self::process::{Process, ReceiveError, StdoutEvent};
-use self::protocol::{AnswerBody, LineError, Response, Started};
+use self::protocol::{AnswerBody, LineError, Response, Started, Via};
 
 /// Milliseconds an adapter may take to answer one request.
 pub const TIMEOUT_ENV: &str = "SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS";
@@ -161,6 +162,8 @@ struct Running {
 #[derive(Debug)]
 enum Breakage {
     Write { id: u64, error: io::Error },
+    /// The request was not taken in within the timeout: the adapter does not read its stdin.
+    Unread { id: u64, timeout: Duration },
     Hang { id: u64, timeout: Duration },
     Exited { id: u64, error: Option<io::Error> },
     TooLong { id: u64, limit: usize, start: String },
@@ -173,6 +176,9 @@ impl fmt::Display for Breakage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Write { id, error } => write!(f, "cannot write request {id} to the adapter ({error}): it has exited"),
+            Self::Unread { id, timeout } => {
+                write!(f, "request {id} was not read within {} ms: the adapter hangs without reading its input", timeout.as_millis())
+            }
             Self::Hang { id, timeout } => write!(f, "no answer to request {id} within {} ms: the adapter hangs", timeout.as_millis()),
             Self::Exited { id, error: None } => write!(f, "the adapter exited before answering request {id}"),
             Self::Exited { id, error: Some(e) } => write!(f, "reading the answer to request {id} failed ({e})"),
@@ -239,8 +245,19 @@ impl Adapter {
         }
     }
 
-    /// Ask the adapter to translate `schema` with `translator`.
+    /// Ask the adapter to translate `schema` with `translator`, through the code path its table
+    /// names.
     pub fn translate(&self, translator: &str, schema: &Value) -> Outcome {
+        self.request(translator, schema, None)
+    }
+
+    /// Ask the adapter to translate `schema` through the public call `translator`'s users make
+    /// (its table's `entry.call`, transport stubbed). A fault when the adapter does not drive it.
+    pub fn translate_through_entry(&self, translator: &str, schema: &Value) -> Outcome {
+        self.request(translator, schema, Some(Via::Entry))
+    }
+
+    fn request(&self, translator: &str, schema: &Value, via: Option<Via>) -> Outcome {
         let mut state = self.lock();
         if let Err(message) = self.ensure_running(&mut state) {
             return faulted(message);
@@ -257,9 +274,17 @@ impl Adapter {
                 crate::terminal::sanitize(&running.started.translators.join(", "))
             ));
         }
+        if via == Some(Via::Entry) && !running.started.entries.iter().any(|t| t == translator) {
+            return faulted(format!(
+                "{} ({} {}) does not drive the entry of translator `{translator}` (its handshake lists no `entries` for it): give `serve` an entry function for it",
+                self.spec.label(),
+                running.started.name,
+                running.started.version
+            ));
+        }
         let id = running.next_id;
         running.next_id += 1;
-        match self.exchange(running, id, translator, schema) {
+        match self.exchange(running, id, translator, schema, via) {
             Ok(outcome) => {
                 running.hangs = 0;
                 outcome
@@ -268,7 +293,7 @@ impl Adapter {
                 let State::Running(running) = std::mem::replace(&mut *state, State::Idle { failed_starts: 0, hangs: 0 }) else {
                     return faulted(breakage.to_string());
                 };
-                let hangs = if matches!(breakage, Breakage::Hang { .. }) { running.hangs + 1 } else { 0 };
+                let hangs = if matches!(breakage, Breakage::Hang { .. } | Breakage::Unread { .. }) { running.hangs + 1 } else { 0 };
                 let who = format!("{} ({} {})", self.spec.label(), running.started.name, running.started.version);
                 let (status, tail) = running.process.terminate();
                 let status = status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string());
@@ -283,8 +308,8 @@ impl Adapter {
         }
     }
 
-    fn exchange(&self, running: &mut Running, id: u64, translator: &str, schema: &Value) -> Result<Outcome, Breakage> {
-        let request = protocol::TranslateRequest { id, translator, schema };
+    fn exchange(&self, running: &mut Running, id: u64, translator: &str, schema: &Value, via: Option<Via>) -> Result<Outcome, Breakage> {
+        let request = protocol::TranslateRequest { id, translator, schema, via };
         if self.config.strict {
             let value = serde_json::to_value(&request).unwrap_or(Value::Null);
             if let Err(e) = protocol::check_request(&value) {
@@ -295,8 +320,14 @@ impl Adapter {
             Ok(line) => line,
             Err(e) => return Ok(faulted(format!("cannot encode request {id}: {e}"))),
         };
-        running.process.send(&line).map_err(|error| Breakage::Write { id, error })?;
-        let line = match running.process.receive(self.config.request_timeout) {
+        // One timeout for the whole exchange: the request taken in, then the answer.
+        let asked = std::time::Instant::now();
+        let timeout = self.config.request_timeout;
+        running.process.send(&line, timeout).map_err(|error| match error.kind() {
+            io::ErrorKind::TimedOut => Breakage::Unread { id, timeout },
+            _ => Breakage::Write { id, error },
+        })?;
+        let line = match running.process.receive(timeout.saturating_sub(asked.elapsed())) {
             Ok(StdoutEvent::Line(line)) => line,
             Ok(StdoutEvent::TooLong { limit, start }) => return Err(Breakage::TooLong { id, limit, start }),
             Ok(StdoutEvent::Closed(error)) | Err(ReceiveError::Closed(error)) => return Err(Breakage::Exited { id, error }),
@@ -394,10 +425,11 @@ impl Adapter {
         };
         let start = protocol::StartRequest { start: protocol::Start { protocol: protocol::VERSION } };
         let line = serde_json::to_vec(&start).unwrap_or_default();
-        if let Err(e) = process.send(&line) {
+        let asked = std::time::Instant::now();
+        if let Err(e) = process.send(&line, self.config.start_timeout) {
             return Err(fail(process, format!("cannot write the start request: {e}")));
         }
-        let line = match process.receive(self.config.start_timeout) {
+        let line = match process.receive(self.config.start_timeout.saturating_sub(asked.elapsed())) {
             Ok(StdoutEvent::Line(line)) => line,
             Ok(StdoutEvent::TooLong { limit, .. }) => return Err(fail(process, format!("a line longer than {limit} bytes"))),
             Ok(StdoutEvent::Closed(_)) | Err(ReceiveError::Closed(_)) => return Err(fail(process, "the adapter exited".to_owned())),
@@ -457,6 +489,10 @@ impl Translator for ExternalTranslator {
 
     fn unavailable(&self) -> Option<String> {
         self.adapter.unavailable()
+    }
+
+    fn through_entry(&self, source: &Value) -> Option<Outcome> {
+        Some(self.adapter.translate_through_entry(&self.name, source))
     }
 }
 

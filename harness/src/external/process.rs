@@ -1,32 +1,52 @@
-//! One adapter process: spawning it, reading its stdout as bounded lines with a timeout, draining
-//! its stderr into a bounded ring, and making sure it is gone (killed and reaped) when dropped.
+//! One adapter process: spawning it, writing its requests and reading its stdout as bounded
+//! lines, each with a timeout, draining its stderr into a bounded ring, and making sure it is
+//! gone (killed and reaped) when dropped, with every process it started.
 //!
-//! Reads happen on two threads per process, so that a hung adapter cannot hang the caller (the
-//! caller waits on a channel with a deadline) and a flood on stderr cannot fill the pipe and stall
-//! the adapter (stderr is always drained, and only its last lines are kept).
+//! Reads and writes happen on threads of their own, three per process, so that a hung adapter
+//! cannot hang the caller: the caller waits on a channel with a deadline, for a line from the
+//! stdout reader and for the writer to have handed a request over. (A request larger than the
+//! pipe buffer to an adapter that never reads its stdin blocked the harness in `write` forever;
+//! now the wait for the writer times out like the wait for an answer.) A flood on stderr cannot
+//! fill the pipe and stall the adapter (stderr is always drained, and only its last lines are
+//! kept).
 //!
 //! **The whole tree goes.** An adapter may start processes of its own (a Node worker, `sleep &` in
 //! a shell wrapper); killing only the adapter left them running after every command. So each
 //! adapter is started as the leader of its own process group, and stopping it kills the group.
-//! The standard library has no `killpg`, and the workspace forbids `unsafe` (so no `libc` call):
-//! the group is killed with the `kill` program (`kill -KILL -- -PGID`), falling back to killing
-//! the adapter alone where that program is missing.
+//! A process that leaves the group (`setsid`, a daemon's double fork) is beyond that kill, so the
+//! harness is also the *subreaper* of everything below it (`prctl(PR_SET_CHILD_SUBREAPER)`): a
+//! process whose parent dies is handed to the harness instead of to init, and every adapter's
+//! environment carries [`TREE_ENV`], which its descendants inherit. When an adapter stops, every
+//! process handed to the harness that carries the variable is killed and reaped, until none is
+//! left ([`sweep`]). The workspace forbids `unsafe`, so the system calls (`prctl`, `kill` of a
+//! group, `waitpid` of a pid the standard library did not spawn) go through `rustix`.
 //!
 //! **Also when the harness dies.** A harness stopped by Ctrl-C or killed runs no destructor, and
 //! an adapter in its own group no longer receives the terminal's Ctrl-C. So beside each adapter a
 //! *watcher* (`sh`, joined to the adapter's group) reads a pipe only the harness writes to; when
-//! the harness is gone the pipe ends and the watcher kills its group, adapter and descendants
-//! with it. Processes killed this way are reaped by whoever adopts them (init), not by us.
+//! the harness is gone the pipe ends and the watcher kills every process that carries the
+//! adapter's [`TREE_ENV`] value (those that left the group included), then its group, adapter and
+//! descendants with it. Processes killed this way are reaped by whoever adopts them (init).
+//! What no user-space watcher reaches is a descendant that both leaves the group and clears its
+//! environment while the harness is killed; a cgroup per adapter would, where the machine lets an
+//! unprivileged harness create one.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, WaitOptions};
+
+/// The variable every adapter's environment carries, and so every process it starts: the
+/// harness's process id and the adapter's number, which is how [`sweep`] and the watcher find the
+/// processes that left the adapter's group.
+pub const TREE_ENV: &str = "SCHEMA_FIDELITY_ADAPTER_TREE";
 
 /// How many lines of stderr are kept for fault messages.
 pub const STDERR_LINES: usize = 20;
@@ -94,10 +114,14 @@ impl StderrTail {
     }
 }
 
+/// The harness's end of an adapter's writer thread: requests in, each write's result out.
+type Writer = (SyncSender<Vec<u8>>, Receiver<io::Result<()>>);
+
 /// A running adapter process.
 pub struct Process {
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// The writer thread's end: requests go in, and the result of writing each comes back.
+    writer: Option<Writer>,
     stdout: Receiver<StdoutEvent>,
     stderr: Arc<Mutex<StderrTail>>,
     stderr_done: Receiver<()>,
@@ -107,8 +131,32 @@ pub struct Process {
 }
 
 /// The watcher's script: wait for the end of stdin (the harness exited, however it exited), then
-/// kill the whole process group, itself included.
-const WATCHER: &str = "while read -r _; do :; done; kill -KILL 0";
+/// kill every process whose environment carries the adapter's tree variable (`$1` is
+/// `NAME=value`), a few rounds to catch those forked meanwhile, then the whole process group,
+/// itself included.
+const WATCHER: &str = "while read -r _; do :; done; \
+    for round in 1 2 3; do for f in $(grep -lzaxsF -e \"$1\" /proc/[0-9]*/environ); do \
+    p=${f#/proc/}; kill -KILL \"${p%/environ}\" 2>/dev/null; done; done; kill -KILL 0";
+
+/// The adapters and watchers this process started and has not reaped yet: [`sweep`] leaves them
+/// to their [`Process`], which reaps them through the standard library. Held while spawning, so
+/// that a sweep never sees an adapter that is not registered yet.
+fn live() -> &'static Mutex<HashSet<u32>> {
+    static LIVE: OnceLock<Mutex<HashSet<u32>>> = OnceLock::new();
+    LIVE.get_or_init(Mutex::default)
+}
+
+/// Make this process the subreaper of its descendants (once): a process whose parent exits is
+/// handed to it rather than to init, so that [`sweep`] can find it. Whether that worked.
+fn become_subreaper() -> bool {
+    static DONE: OnceLock<bool> = OnceLock::new();
+    *DONE.get_or_init(|| rustix::process::set_child_subreaper(Some(rustix::process::getpid())).is_ok())
+}
+
+/// The value of [`TREE_ENV`] for this process's adapters: its id, then the adapter's number.
+fn tree_prefix() -> String {
+    format!("{}-", std::process::id())
+}
 
 impl Process {
     /// Start `command` (program and arguments) in `cwd` with piped stdio.
@@ -116,10 +164,15 @@ impl Process {
     /// # Errors
     /// The spawn error; [`io::ErrorKind::NotFound`] means the program is not installed.
     pub fn spawn(command: &[String], cwd: &Path, max_line: usize) -> io::Result<Self> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let (program, args) = command.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+        become_subreaper();
+        let tree = format!("{}{}", tree_prefix(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let mut registry = live().lock().unwrap_or_else(PoisonError::into_inner);
         let mut child = Command::new(program)
             .args(args)
             .current_dir(cwd)
+            .env(TREE_ENV, &tree)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -127,25 +180,41 @@ impl Process {
             .process_group(0)
             .spawn()?;
         let pid = child.id();
+        registry.insert(pid);
+        let watcher = spawn_watcher(pid, &format!("{TREE_ENV}={tree}"));
+        if let Some((w, _)) = &watcher {
+            registry.insert(w.id());
+        }
+        drop(registry);
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
-            reap(&mut child, None);
+            let mut process = Self::bare(child, pid, watcher);
+            process.stop();
             return Err(io::Error::other("the adapter's stdio pipes were not created"));
         };
-        let watcher = spawn_watcher(pid);
         let (line_tx, line_rx) = mpsc::sync_channel(STDOUT_QUEUE);
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let (done_tx, done_rx) = mpsc::sync_channel(1);
+        let (request_tx, request_rx) = mpsc::sync_channel::<Vec<u8>>(1);
+        let (written_tx, written_rx) = mpsc::sync_channel(1);
         let drain_tail = tail.clone();
-        let readers = thread::Builder::new()
+        let threads = thread::Builder::new()
             .name(format!("adapter-{pid}-stdout"))
             .spawn(move || read_lines(stdout, max_line, &line_tx))
-            .and_then(|_| thread::Builder::new().name(format!("adapter-{pid}-stderr")).spawn(move || drain_stderr(stderr, &drain_tail, &done_tx)));
-        let mut process = Self { child, stdin: Some(stdin), stdout: line_rx, stderr: tail, stderr_done: done_rx, pid, watcher };
-        if let Err(e) = readers {
+            .and_then(|_| thread::Builder::new().name(format!("adapter-{pid}-stderr")).spawn(move || drain_stderr(stderr, &drain_tail, &done_tx)))
+            .and_then(|_| thread::Builder::new().name(format!("adapter-{pid}-stdin")).spawn(move || write_requests(stdin, &request_rx, &written_tx)));
+        let mut process = Self { child, writer: Some((request_tx, written_rx)), stdout: line_rx, stderr: tail, stderr_done: done_rx, pid, watcher };
+        if let Err(e) = threads {
             process.stop();
             return Err(e);
         }
         Ok(process)
+    }
+
+    /// A process whose pipes are not set up (to stop it).
+    fn bare(child: Child, pid: u32, watcher: Option<(Child, ChildStdin)>) -> Self {
+        let (_, stdout) = mpsc::sync_channel(1);
+        let (_, stderr_done) = mpsc::sync_channel(1);
+        Self { child, writer: None, stdout, stderr: Arc::default(), stderr_done, pid, watcher }
     }
 
     #[must_use]
@@ -153,15 +222,26 @@ impl Process {
         self.pid
     }
 
-    /// Write one line (a newline is appended) and flush it.
+    /// Write one line (a newline is appended) and flush it, waiting at most `timeout` for the
+    /// adapter to take it in.
     ///
     /// # Errors
-    /// The write error: a broken pipe means the adapter has exited.
-    pub fn send(&mut self, line: &[u8]) -> io::Result<()> {
-        let stdin = self.stdin.as_mut().ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "stdin already closed"))?;
-        stdin.write_all(line)?;
-        stdin.write_all(b"\n")?;
-        stdin.flush()
+    /// The write error: a broken pipe means the adapter has exited; [`io::ErrorKind::TimedOut`]
+    /// that it did not read the line within `timeout` (the writer thread stays blocked until the
+    /// process is stopped, which the caller then does).
+    pub fn send(&mut self, line: &[u8], timeout: Duration) -> io::Result<()> {
+        let closed = || io::Error::new(io::ErrorKind::BrokenPipe, "stdin already closed");
+        let (requests, written) = self.writer.as_ref().ok_or_else(closed)?;
+        requests.send(line.to_vec()).map_err(|_| closed())?;
+        match written.recv_timeout(timeout) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => {
+                // Not sent again: the thread is still in the middle of this line.
+                self.writer = None;
+                Err(io::Error::new(io::ErrorKind::TimedOut, format!("the adapter did not read it within {} ms", timeout.as_millis())))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(closed()),
+        }
     }
 
     /// The next stdout line, waiting at most `timeout`.
@@ -197,14 +277,23 @@ impl Process {
     fn stop(&mut self) -> Option<ExitStatus> {
         // Closing stdin first lets a well-behaved adapter see the end of its input; the kill
         // covers the others. Either way the child is reaped: no zombie is left behind.
-        drop(self.stdin.take());
+        drop(self.writer.take());
         let status = reap(&mut self.child, Some(self.pid));
+        let mut reaped = vec![self.pid];
         if let Some((mut watcher, pipe)) = self.watcher.take() {
             // Killed with the group already; closing its pipe would end it too.
             drop(pipe);
             let _ = watcher.kill();
             let _ = watcher.wait();
+            reaped.push(watcher.id());
         }
+        let mut registry = live().lock().unwrap_or_else(PoisonError::into_inner);
+        for pid in reaped {
+            registry.remove(&pid);
+        }
+        drop(registry);
+        // What left the group was handed to this process when the adapter died.
+        sweep();
         status
     }
 }
@@ -215,13 +304,14 @@ impl Drop for Process {
     }
 }
 
-/// Start the watcher of the group `pgid` (see the module documentation). `None` when `sh` cannot
-/// be started: the adapter still runs, and is still killed with its group on every path the
-/// harness lives through.
-fn spawn_watcher(pgid: u32) -> Option<(Child, ChildStdin)> {
+/// Start the watcher of the group `pgid` (see the module documentation), which kills the
+/// processes whose environment holds `marker` (`NAME=value`) when the harness is gone. `None`
+/// when `sh` cannot be started: the adapter still runs, and is still killed with its group on
+/// every path the harness lives through.
+fn spawn_watcher(pgid: u32, marker: &str) -> Option<(Child, ChildStdin)> {
     let group = i32::try_from(pgid).ok()?;
     let mut watcher = Command::new("sh")
-        .args(["-c", WATCHER])
+        .args(["-c", WATCHER, "watcher", marker])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -233,15 +323,57 @@ fn spawn_watcher(pgid: u32) -> Option<(Child, ChildStdin)> {
 }
 
 /// Kill the process group `pgid` (every process in it, descendants the adapter started included).
-/// Whether the `kill` program did it.
+/// Whether any process was signalled.
 fn kill_group(pgid: u32) -> bool {
-    Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+    let pid = i32::try_from(pgid).ok().and_then(Pid::from_raw);
+    pid.is_some_and(|pid| rustix::process::kill_process_group(pid, Signal::KILL).is_ok())
+}
+
+/// The children of this process (handed to it as their subreaper, or started by it) whose
+/// environment carries one of its adapters' [`TREE_ENV`] values and that no [`Process`] owns.
+fn orphans(registry: &HashSet<u32>) -> Vec<Pid> {
+    let me = std::process::id();
+    let marker = format!("{TREE_ENV}={}", tree_prefix());
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .filter(|pid| !registry.contains(pid))
+        .filter(|pid| {
+            // `pid (comm) state ppid ...`; comm may hold spaces and parentheses, so split at the last.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok())))
+                == Some(me)
+        })
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|var| var.starts_with(marker.as_bytes()))))
+        .filter_map(|pid| i32::try_from(pid).ok().and_then(Pid::from_raw))
+        .collect()
+}
+
+/// Kill and reap every process of an adapter's tree that was handed to this process (see the
+/// module documentation), round after round until a round finds none: killing one hands its own
+/// children over in turn. A zombie among them (already dead) is reaped all the same.
+pub fn sweep() {
+    let registry = live().lock().unwrap_or_else(PoisonError::into_inner);
+    for _ in 0..100 {
+        let found = orphans(&registry);
+        if found.is_empty() {
+            return;
+        }
+        for pid in &found {
+            let _ = rustix::process::kill_process(*pid, Signal::KILL);
+        }
+        // A killed process is reaped as soon as it has died; a second at most for each round.
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let mut waiting: Vec<Pid> = found;
+        while !waiting.is_empty() && Instant::now() < deadline {
+            waiting.retain(|pid| !matches!(rustix::process::waitpid(Some(*pid), WaitOptions::NOHANG), Ok(Some(_)) | Err(_)));
+            if !waiting.is_empty() {
+                thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
 }
 
 /// Stop `child` and reap it; with `group`, kill its process group first, even when the child
@@ -256,6 +388,18 @@ fn reap(child: &mut Child, group: Option<u32>) -> Option<ExitStatus> {
         let _ = child.kill();
     }
     child.wait().ok()
+}
+
+/// Write each request to the adapter's stdin, reporting each write's result, until the requests
+/// end (the process is stopped) or a write fails; stdin is closed on the way out.
+fn write_requests(mut stdin: ChildStdin, requests: &Receiver<Vec<u8>>, written: &SyncSender<io::Result<()>>) {
+    for line in requests {
+        let result = stdin.write_all(&line).and_then(|()| stdin.write_all(b"\n")).and_then(|()| stdin.flush());
+        let failed = result.is_err();
+        if written.send(result).is_err() || failed {
+            return;
+        }
+    }
 }
 
 /// Split stdout into lines of at most `max_line` bytes (without the newline).

@@ -40,6 +40,17 @@ pub struct TranslateRequest<'a> {
     pub id: u64,
     pub translator: &'a str,
     pub schema: &'a Value,
+    /// `Some(Via::Entry)`: through the public call users make, not the code path alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<Via>,
+}
+
+/// How the adapter is asked to translate, when not through the code path its table names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// Through the table's `entry.call`, with the transport stubbed, reading the request it built.
+    Entry,
 }
 
 /// The adapter's answer to the handshake.
@@ -51,6 +62,9 @@ pub struct Started {
     pub translators: Vec<String>,
     #[serde(default)]
     pub packages: std::collections::BTreeMap<String, String>,
+    /// The translators whose public entry the adapter can drive (`via: entry`).
+    #[serde(default)]
+    pub entries: Vec<String>,
 }
 
 /// Every line an adapter may write, once it has passed the response schema.
@@ -292,8 +306,12 @@ mod tests {
     #[test]
     fn requests_the_harness_writes_are_protocol() {
         let schema = json!({"type": "object"});
-        let request = serde_json::to_value(TranslateRequest { id: 1, translator: "x", schema: &schema }).unwrap();
+        let request = serde_json::to_value(TranslateRequest { id: 1, translator: "x", schema: &schema, via: None }).unwrap();
         check_request(&request).unwrap();
+        let through_entry = serde_json::to_value(TranslateRequest { id: 2, translator: "x", schema: &schema, via: Some(Via::Entry) }).unwrap();
+        assert_eq!(through_entry["via"], "entry");
+        check_request(&through_entry).unwrap();
+        assert!(check_request(&json!({"id": 1, "translator": "x", "schema": {}, "via": "elsewhere"})).is_err());
         check_request(&serde_json::to_value(StartRequest { start: Start { protocol: VERSION } }).unwrap()).unwrap();
         assert!(check_request(&json!({"id": 1, "schema": {}})).is_err());
     }

@@ -77,7 +77,7 @@ pub fn tree(dirs: &[(&str, &Path)]) -> Result<TreeHash, String> {
             .collect();
         entries.sort();
         for (name, path) in entries {
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            let bytes = crate::budget::read_limited(&path, crate::budget::current().get(&crate::budget::INPUT_BYTES)).map_err(|e| format!("{}: {e}", path.display()))?;
             h.write_framed(name.as_bytes());
             h.write_framed(&bytes);
             files += 1;

@@ -20,6 +20,8 @@ pub const END: &str = "<!-- /headline -->";
 struct Line {
     name: String,
     package: Option<String>,
+    /// The code path the package runs on a tool's schema (the table's `entry.path`).
+    path: Option<String>,
     target: String,
     exact: usize,
     widening: usize,
@@ -37,6 +39,7 @@ fn line(t: &Value) -> Line {
     let mut l = Line {
         name: text(t, "name").unwrap_or_default(),
         package: text(t, "package"),
+        path: t.get("entry").and_then(|e| text(e, "path")),
         target: text(t, "target").unwrap_or_else(|| "none".to_owned()),
         marks_target: t.get("target_violations").and_then(Value::as_array).map_or(0, Vec::len),
         crashed_cases: t.get("trials").and_then(|trials| trials.get("crashed_cases")).and_then(Value::as_array).map(Vec::len),
@@ -86,6 +89,15 @@ fn marks(l: &Line) -> String {
     format!("{total} ({})", classes.join(", "))
 }
 
+/// The package and its version, then the path its users' tools take through it.
+fn package_and_path(l: &Line) -> String {
+    match (&l.package, &l.path) {
+        (None, _) => "built-in".to_owned(),
+        (Some(package), None) => package.clone(),
+        (Some(package), Some(path)) => format!("{package}: {}", path.replace('|', "\\|")),
+    }
+}
+
 /// The block, markers included, from `report.json`'s value.
 #[must_use]
 pub fn block(report: &Value) -> String {
@@ -100,9 +112,10 @@ pub fn block(report: &Value) -> String {
          and the violations its table marks: `exact` keeps the keyword with no known violation and no witness of the run pinned on it; \
          `approximated` widens (w) or narrows (n) it, as declared; `known violations` are the marks the oracle reproduces, \
          by class (a crash: the translator throws on a valid schema; a target rule: a grammar, cycle, root or limit of the provider it breaks); \
-         `crashed` counts the corpus cases it throws on. Each row links to its page in `reports/`.\n"
+         `crashed` counts the corpus cases it throws on. A package is measured on the path its users' tools take \
+         (the call and where the request is read are on its page). Each row links to its page in `reports/`.\n"
     );
-    let _ = writeln!(s, "| translator | package | target | exact | approximated | refused | known violations | crashed |");
+    let _ = writeln!(s, "| translator | package: path | target | exact | approximated | refused | known violations | crashed |");
     let _ = writeln!(s, "|---|---|---|---:|---:|---:|---|---:|");
     for l in &lines {
         let approximated = if l.widening + l.narrowing == 0 { "0".to_owned() } else { format!("{} ({}w, {}n)", l.widening + l.narrowing, l.widening, l.narrowing) };
@@ -110,7 +123,7 @@ pub fn block(report: &Value) -> String {
             s,
             "| [`{0}`](reports/{0}.md) | {1} | `{2}` | {3} | {4} | {5} | {6} | {7} |",
             l.name,
-            l.package.as_deref().unwrap_or("built-in"),
+            package_and_path(l),
             l.target,
             l.exact,
             approximated,
@@ -153,7 +166,7 @@ mod tests {
     fn counts_keyword_rows_and_marks_by_class() {
         let report = json!({"translators": [
             {"name": "b-builtin", "package": null, "target": "json-schema", "target_violations": [], "trials": {"crashed_cases": []}, "rows": [row("const", "preserved", None, Value::Null)]},
-            {"name": "a-sdk", "package": "sdk 1.0 (npm)", "target": "gemini-proto", "target_violations": [{"rule": "grammar"}], "trials": {"crashed_cases": ["c1", "c2"]}, "rows": [
+            {"name": "a-sdk", "package": "sdk 1.0 (npm)", "entry": {"call": "sdk.send(tools=[...])", "path": "`sdk.convert`", "reads": "body.tools[0]"}, "target": "gemini-proto", "target_violations": [{"rule": "grammar"}], "trials": {"crashed_cases": ["c1", "c2"]}, "rows": [
                 row("const", "preserved", None, json!({"issue": "o/r#1", "direction": "widening"})),
                 row("false", "preserved", None, json!({"issue": "o/r#2", "direction": "narrowing", "crash": "TypeError"})),
                 row("pattern", "approximated", Some("widening"), Value::Null),
@@ -168,7 +181,7 @@ mod tests {
         let b = block(&report);
         let lines: Vec<&str> = b.lines().filter(|l| l.starts_with("| [")).collect();
         assert_eq!(lines.len(), 3, "{b}");
-        assert_eq!(lines[0], "| [`a-sdk`](reports/a-sdk.md) | sdk 1.0 (npm) | `gemini-proto` | 1 | 2 (1w, 1n) | 1 | 4 (1 widening, 1 narrowing, 1 crash, 1 target rule) | 2 |");
+        assert_eq!(lines[0], "| [`a-sdk`](reports/a-sdk.md) | sdk 1.0 (npm): `sdk.convert` | `gemini-proto` | 1 | 2 (1w, 1n) | 1 | 4 (1 widening, 1 narrowing, 1 crash, 1 target rule) | 2 |");
         assert!(lines[1].starts_with("| [`c-absent`]") && lines[1].ends_with("| not run |"), "packages first, a translator not run says so: {}", lines[1]);
         assert!(lines[2].starts_with("| [`b-builtin`](reports/b-builtin.md) | built-in |"), "{}", lines[2]);
     }

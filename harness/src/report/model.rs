@@ -111,6 +111,23 @@ pub struct TranslatorReport {
     pub adapter: Option<String>,
     /// For an external translator: its package and pinned version (the table's `package:`).
     pub package: Option<String>,
+    /// For an external translator: where its users send a tool (the table's `entry:`).
+    pub entry: Option<EntryReport>,
+    /// For a built-in translator: the real translator it is the reference for (`models:`).
+    pub models: Option<String>,
+    /// For a built-in translator: its reviewed differences from that real translator
+    /// (`models_reviewed:`), row citation to why the reference is right. Not part of
+    /// `report.json`: the pages show it.
+    #[serde(skip)]
+    pub models_reviewed: std::collections::BTreeMap<String, String>,
+}
+
+/// The table's `entry:`, as `report.json` gives it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryReport {
+    pub call: String,
+    pub path: String,
+    pub reads: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -550,6 +567,9 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
             unavailable: None,
             adapter: None,
             package: None,
+            entry: None,
+            models: None,
+            models_reviewed: std::collections::BTreeMap::new(),
         };
     };
     let evidence = run.map(|runs| evidence_by_row(table, runs));
@@ -610,6 +630,9 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
         unavailable: None,
         adapter: table.run.as_ref().map(|r| r.join(" ")),
         package: table.package.clone(),
+        entry: table.entry.as_ref().map(|e| EntryReport { call: e.call.clone(), path: e.path.clone(), reads: e.reads.clone() }),
+        models: table.models.clone(),
+        models_reviewed: table.models_reviewed.clone(),
     }
 }
 

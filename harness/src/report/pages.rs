@@ -33,6 +33,11 @@ pub fn page(t: &TranslatorReport, report: &Report) -> String {
     if let Some(package) = &t.package {
         let _ = writeln!(s, "| external translator | {} |", md_inline(package));
     }
+    if let Some(entry) = &t.entry {
+        let _ = writeln!(s, "| entry (the call users make) | {} |", code(&md_inline(&entry.call)));
+        let _ = writeln!(s, "| path (what it runs on the schema) | {} |", md_inline(&entry.path));
+        let _ = writeln!(s, "| projection read at | {} |", code(&md_inline(&entry.reads)));
+    }
     let _ = writeln!(s, "| source | {} |", md_inline(source));
     let _ = writeln!(s, "| target | {} |", t.target.as_deref().map_or_else(|| "none".to_owned(), |n| format!("[`{n}`](../targets/{n}.yaml)")));
     if let Some(n) = &t.alternate_target {
@@ -42,7 +47,14 @@ pub fn page(t: &TranslatorReport, report: &Report) -> String {
     let _ = writeln!(s, "| grammar | {} |", t.grammar.as_deref().map_or_else(|| "none".to_owned(), |g| format!("[`{g}`](../{g})")));
     let _ = writeln!(s, "| object root required | {} |", if t.requires_object_root { "yes" } else { "no" });
     let _ = writeln!(s, "| corpus run | {} |", run_summary(t, report));
+    for reference in super::pairs::modelled_by(report, &t.name) {
+        let _ = writeln!(s, "| reference (built-in) | [`{0}`]({0}.md#{1}) models this translator: its page lists where the two differ |", reference.name, super::pairs::ANCHOR);
+    }
     s.push('\n');
+    if let Some(pair) = super::pairs::pairs(report).into_iter().find(|p| p.reference.name == t.name) {
+        let _ = writeln!(s, "<a id=\"{}\"></a>\n", super::pairs::ANCHOR);
+        s.push_str(&super::pairs::markdown(&pair));
+    }
 
     s.push_str("## What it changes\n\n");
     let changes: Vec<&RowReport> = t.rows.iter().filter(|r| r.disposition != "preserved" || r.known_violation.is_some()).collect();
@@ -238,6 +250,11 @@ pub fn html_page(t: &TranslatorReport, report: &Report) -> String {
         let package = t.package.as_deref().map_or_else(String::new, |p| format!(" <b>{}</b>,", html(p)));
         fact(&mut s, "external", format!("<span class=\"external\">external translator</span>{package} run as <code>{}</code>", html(run)));
     }
+    if let Some(entry) = &t.entry {
+        fact(&mut s, "entry", format!("<code>{}</code>", html(&entry.call)));
+        fact(&mut s, "path", html(&entry.path));
+        fact(&mut s, "projection read at", format!("<code>{}</code>", html(&entry.reads)));
+    }
     fact(&mut s, "source", html(source));
     fact(&mut s, "dialect", format!("<code>{}</code>", html(t.dialect.as_deref().unwrap_or("json-schema"))));
     fact(&mut s, "grammar", t.grammar.as_deref().map_or_else(|| "none".to_owned(), |g| format!("<a href=\"../{0}\"><code>{0}</code></a>", html(g))));
@@ -254,7 +271,13 @@ pub fn html_page(t: &TranslatorReport, report: &Report) -> String {
         None => html(&run_summary(t, report)),
     };
     fact(&mut s, "corpus run", counts);
+    for reference in super::pairs::modelled_by(report, &t.name) {
+        fact(&mut s, "reference (built-in)", format!("<a href=\"{0}.html#{1}\"><code>{0}</code></a> models this translator: its page lists where the two differ", html(&reference.name), super::pairs::ANCHOR));
+    }
     s.push_str("</table>\n");
+    if let Some(pair) = super::pairs::pairs(report).into_iter().find(|p| p.reference.name == t.name) {
+        s.push_str(&super::pairs::html(&pair));
+    }
 
     s.push_str("<h2>What it changes</h2>\n");
     let changes: Vec<&RowReport> = t.rows.iter().filter(|r| r.disposition != "preserved" || r.known_violation.is_some()).collect();

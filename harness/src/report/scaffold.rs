@@ -59,6 +59,16 @@ pub fn scaffold(name: &str) -> String {
     s.push_str("install: \"TODO: the command that installs it\"   # e.g. \"npm ci --prefix translators/external/node\"\n");
     s.push_str("package: \"TODO: the package and the version pinned\"   # e.g. \"@mastra/schema-compat 1.3.11 (npm)\"\n");
     s.push_str(
+        "# Where its users send a tool: the public call (`call:`), the code path it runs on the schema\n\
+         # (`path:`: the adapter answers through it) and where the projection is read from the request\n\
+         # the call builds (`reads:`). The adapter drives `call` with its transport stubbed when asked\n\
+         # `via: entry`, and the `NAME::entry` trial holds both answers equal (README, \"Onboarding\").\n",
+    );
+    s.push_str("entry:\n");
+    s.push_str("  call: \"TODO: the public call, e.g. anthropic.Anthropic().messages.create(tools=[...])\"\n");
+    s.push_str("  path: \"TODO: the code path it runs on the schema, e.g. agents.strict_schema.ensure_strict_json_schema\"\n");
+    s.push_str("  reads: \"TODO: where in the request the projection is read, e.g. body.tools[0].input_schema\"\n");
+    s.push_str(
         "# The provider surface the projection is sent to: one of targets/*.yaml (openai-strict,\n\
          # gemini-json-schema, anthropic, mcp, ...). Its grammar, cycle rule, object-root rule and limits\n\
          # then apply to every projection. The lint rejects TODO.\n",
@@ -115,11 +125,14 @@ mod tests {
         let todo = errors.iter().filter(|e| e.message.contains("`disposition: TODO`")).count();
         assert_eq!(todo, DRAFT_2020_12.len() + BOOLEAN_SUBSCHEMAS.len() + crate::table::INTERPRETED_EXTENSIONS.len(), "{errors:?}");
         assert!(errors.iter().any(|e| e.message.starts_with("target `TODO`")), "the target placeholder is rejected: {errors:?}");
-        // The scaffolded header fields, too: description, source, run, install.
+        // The scaffolded header fields, too: description, source, run, install, package, entry.
         let placeholders: Vec<&str> = errors.iter().filter(|e| e.message.contains("still says TODO")).map(|e| e.message.as_str()).collect();
         assert_eq!(placeholders.len(), 5, "{errors:?}");
         for key in ["description", "source", "run", "install", "package"] {
             assert!(placeholders.iter().any(|m| m.starts_with(&format!("`{key}:`"))), "{key}: {errors:?}");
+        }
+        for key in ["call", "path", "reads"] {
+            assert!(errors.iter().any(|e| e.message.starts_with(&format!("`entry.{key}:` is a placeholder"))), "entry.{key}: {errors:?}");
         }
         assert!(errors.iter().all(|e| e.line.is_some()), "every finding has a line: {errors:?}");
     }

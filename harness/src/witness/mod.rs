@@ -289,10 +289,13 @@ struct SourceDraws {
     draws: Vec<SourceDraw>,
 }
 
+/// A case's source-side draws, or the budget they ran out of.
+type CachedDraws = Result<Arc<SourceDraws>, SearchError>;
+
 /// Source-side draws per (case, seed, draws), shared by the trials of every translator.
 #[derive(Default)]
 struct Cache {
-    entries: Mutex<HashMap<String, Arc<OnceLock<Arc<SourceDraws>>>>>,
+    entries: Mutex<HashMap<String, Arc<OnceLock<CachedDraws>>>>,
 }
 
 /// How the table explains a deviation where it acts: the direction, and the source-side instance
@@ -423,7 +426,7 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchErr
     let mut candidates = 0;
     let clock = Clock { started: Instant::now(), budget: settings.time_budget };
 
-    let source_draws = source_draws(settings, sides, seed);
+    let source_draws = source_draws(settings, sides, seed, &clock)?;
     for (i, d) in source_draws.draws.iter().enumerate() {
         // Source-valid draws also check the codec's round trip.
         if finds.done() && (sides.codec.is_identity() || round_trip.is_some()) {
@@ -494,9 +497,9 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchErr
     // settles on unknown.
     aim(sides, &judge, &mut finds, seed, &clock, &mut candidates)?;
 
-    let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Unexplained)).collect();
-    let marked = finds.marked.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Marked)).collect();
-    let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Declared)).collect();
+    let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Unexplained, &clock)).collect::<Result<_, _>>()?;
+    let marked = finds.marked.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Marked, &clock)).collect::<Result<_, _>>()?;
+    let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Declared, &clock)).collect::<Result<_, _>>()?;
     let source_valid = Some((source_draws.draws.iter().filter(|d| d.accepted).count(), source_draws.draws.len()));
     Ok(Found { witnesses, marked, explained, round_trip, candidates, source_valid, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
 }
@@ -574,18 +577,23 @@ impl fmt::Display for SearchError {
 }
 
 impl Clock {
+    /// Before each draw, the source side's included. (Every 16th draw, as it was, let a pattern
+    /// whose every check takes a tenth of a second run seconds past the budget; reading the clock
+    /// costs a fraction of the cheapest draw.)
     fn check(&self, draws: usize) -> Result<(), SearchError> {
-        // Every 16th draw: reading the clock for each showed in profiles, and 16 draws are far
-        // below any budget's resolution.
-        if !draws.is_multiple_of(16) || self.started.elapsed() <= self.budget {
+        if self.started.elapsed() <= self.budget {
             return Ok(());
         }
-        Err(SearchError::OverBudget(format!(
-            "the witness search exceeded the {} budget of {} s after {draws} draws (raise it with {}=N)",
+        Err(self.over(&format!("after {draws} draws")))
+    }
+
+    fn over(&self, when: &str) -> SearchError {
+        SearchError::OverBudget(format!(
+            "the witness search exceeded the {} budget of {} s {when} (raise it with {}=N)",
             budget::TRIAL_SECONDS.name,
             self.budget.as_secs(),
             budget::TRIAL_SECONDS.env
-        )))
+        ))
     }
 }
 
@@ -603,30 +611,33 @@ fn reproduce(settings: &Settings, sides: &Sides<'_>, seed: u64) -> String {
     command
 }
 
-/// `draws` source-side draws from `seed`, each with the source's verdict.
-fn draw_source(draws: usize, schema: &Value, source: &jsonschema::Validator, seed: u64) -> Vec<SourceDraw> {
+/// `draws` source-side draws from `seed`, each with the source's verdict, within the trial's
+/// time budget.
+fn draw_source(draws: usize, schema: &Value, source: &jsonschema::Validator, seed: u64, clock: &Clock) -> Result<Vec<SourceDraw>, SearchError> {
     let plan = Plan::new(schema);
     let mut rng = source_stream(seed);
     (0..draws)
         .map(|i| {
+            clock.check(i)?;
             let instance = draw(&plan, &mut rng, Pool::of(i));
             let accepted = source.is_valid(&instance);
-            SourceDraw { instance, accepted }
+            Ok(SourceDraw { instance, accepted })
         })
         .collect()
 }
 
-/// The source-side draws of a case, made once and shared across translators.
-fn source_draws(settings: &Settings, sides: &Sides<'_>, seed: u64) -> Arc<SourceDraws> {
-    let make = || Arc::new(SourceDraws { schema: sides.source_schema.clone(), draws: draw_source(settings.draws, sides.source_schema, sides.source, seed) });
+/// The source-side draws of a case, made once and shared across translators (a search that ran
+/// out of time making them is shared too: each trial would take as long).
+fn source_draws(settings: &Settings, sides: &Sides<'_>, seed: u64, clock: &Clock) -> Result<Arc<SourceDraws>, SearchError> {
+    let make = || draw_source(settings.draws, sides.source_schema, sides.source, seed, clock).map(|draws| Arc::new(SourceDraws { schema: sides.source_schema.clone(), draws }));
     let key = format!("{seed:x}:{}:{}", settings.draws, sides.case_id);
     let slot = {
         let mut entries = settings.cache.entries.lock().unwrap_or_else(PoisonError::into_inner);
         entries.entry(key).or_default().clone()
     };
-    let cached = slot.get_or_init(make).clone();
+    let cached = slot.get_or_init(make).clone()?;
     // Two cases sharing an id (only possible outside the corpus) must not share draws.
-    if &cached.schema == sides.source_schema { cached } else { make() }
+    if &cached.schema == sides.source_schema { Ok(cached) } else { make() }
 }
 
 /// Verdicts on both sides, through the codec.
@@ -659,17 +670,27 @@ impl Judge<'_, '_> {
     /// Shrink a witness to the smallest instance that still deviates in `direction` and that the
     /// attribution still judges the same way (`judgement`), so an unexplained witness never
     /// shrinks into one the table explains, nor a marked one into one nothing explains.
-    fn shrunk(&self, direction: Direction, start: Value, origin: &str, seed: u64, judgement: Judgement) -> Witness {
+    fn shrunk(&self, direction: Direction, start: Value, origin: &str, seed: u64, judgement: Judgement, clock: &Clock) -> Result<Witness, SearchError> {
         let explains = self.sides.explains;
         let explained = judgement == Judgement::Declared;
+        // Each step is checked against the trial's time budget: once it is spent, every candidate
+        // is taken as passing (the runner then stops quickly) and the trial fails naming it.
+        let spent = std::cell::Cell::new(false);
+        let in_time = || {
+            spent.set(spent.get() || clock.started.elapsed() > clock.budget);
+            !spent.get()
+        };
         // A witness the table explains is an illustration, not a finding: it is kept as drawn.
         // Shrinking one costs as much as shrinking a finding, and almost every trial of a
         // translator that approximates has one.
         let (smallest, evaluated) = match (direction, explained) {
             (_, true) => (start.clone(), 0),
-            (Direction::Narrowing, false) => shrink::shrink(start.clone(), |x| self.narrowing(x, None) && explains(direction, x) == judgement),
-            (Direction::Widening, false) => shrink::shrink(start.clone(), |y| self.widening(y) && explains(direction, &self.decode(y)) == judgement),
+            (Direction::Narrowing, false) => shrink::shrink(start.clone(), |x| in_time() && self.narrowing(x, None) && explains(direction, x) == judgement),
+            (Direction::Widening, false) => shrink::shrink(start.clone(), |y| in_time() && self.widening(y) && explains(direction, &self.decode(y)) == judgement),
         };
+        if spent.get() {
+            return Err(clock.over("while shrinking a witness"));
+        }
         let mut from = start.to_string();
         if from.len() > 160 {
             let cut = (0..=160).rev().find(|i| from.is_char_boundary(*i)).unwrap_or(0);
@@ -681,7 +702,7 @@ impl Judge<'_, '_> {
         } else {
             format!("generated ({origin}, seed {seed:#x}), shrunk in {evaluated} steps from {from}")
         };
-        match direction {
+        Ok(match direction {
             Direction::Narrowing => Witness {
                 direction,
                 description,
@@ -704,6 +725,6 @@ impl Judge<'_, '_> {
                 attribution: crate::oracle::Attribution::Unjudged,
                 inversions: Vec::new(),
             },
-        }
+        })
     }
 }

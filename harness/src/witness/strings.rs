@@ -19,7 +19,11 @@ use serde_json::Value;
 
 use super::dice::Dice;
 
-/// Longest string (in bytes) a pattern draw grows to; repetitions beyond it stop early.
+/// Longest string (in bytes) a pattern draw grows to: repetitions, literals and concatenations
+/// beyond it stop early. This also bounds what each draw costs to check: the regex engine's time
+/// grows with the pattern times the text, and a 64 KB literal drawn whole took seconds per check
+/// (225 s for one trial, far past its time budget); cut at the bound, the draw no longer matches
+/// and is rejected at once, a wasted candidate.
 const MAX_PATTERN_BYTES: usize = 1024;
 
 /// Draws a string may take to meet every pattern of its node.
@@ -150,9 +154,16 @@ fn class_of(ranges: impl Iterator<Item = (u32, u32)>) -> Re {
 }
 
 fn walk(re: &Re, rng: &mut Dice, out: &mut String) {
+    if out.len() >= MAX_PATTERN_BYTES {
+        return;
+    }
     match re {
         Re::Empty => {}
-        Re::Literal(text) => out.push_str(text),
+        Re::Literal(text) => {
+            let room = MAX_PATTERN_BYTES - out.len();
+            let cut = if text.len() <= room { text.len() } else { (0..=room).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0) };
+            out.push_str(&text[..cut]);
+        }
         Re::Class { ranges, total } => {
             if let Some(c) = pick_char(ranges, *total, rng) {
                 out.push(c);
@@ -298,6 +309,20 @@ mod tests {
             let (letters, digits) = s.split_once('-').expect("a dash");
             assert!((2..=4).contains(&letters.len()) && letters.chars().all(|c| c.is_ascii_lowercase()), "{s}");
             assert!(digits.len() == 3, "{s}");
+        }
+    }
+
+    #[test]
+    fn no_draw_grows_beyond_the_bound_whatever_the_pattern() {
+        let mut rng = rng();
+        let literal = "a".repeat(65_536);
+        let classes = "[a-z]".repeat(10_000);
+        for source in [literal.as_str(), classes.as_str(), "^(abc){5000}$"] {
+            let p = Pattern::new(&[source]);
+            for _ in 0..4 {
+                let s = p.draw_once(0, &mut rng);
+                assert!(s.len() <= MAX_PATTERN_BYTES + 32, "{} bytes from a pattern of {}", s.len(), source.len());
+            }
         }
     }
 

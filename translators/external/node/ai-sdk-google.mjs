@@ -4,10 +4,13 @@
 // proto `Schema`, dialect gemini-proto), or, when that conversion meets a recursive `$ref`, the
 // source untouched as `parametersJsonSchema` (dialect json-schema). The dialect is reported per
 // case. `getArgs` never fetches; the provider still gets a stub `fetch` that throws.
+// The entry makes the provider's `doGenerate` (the LanguageModel call `generateText` makes with the
+// tool's `inputSchema`, which `jsonSchema(S)` passes through unchanged) with a `Wire` fetch, and
+// reads the function declaration from the request body.
 // Table: dispositions/ai-sdk-google.yaml.
 
 import { readFile } from "node:fs/promises";
-import { Refusal, schemaNodes, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, schemaNodes, serve } from "./sf-adapter.mjs";
 
 const PACKAGE = "@ai-sdk/google";
 const here = new URL(".", import.meta.url);
@@ -65,22 +68,15 @@ function refusal(schema, error) {
   return undefined;
 }
 
-async function translate(schema) {
-  const model = google.createGoogleGenerativeAI({ apiKey: "x", fetch: stub })("gemini-2.5-flash");
-  let args;
-  try {
-    ({ args } = await model.getArgs({
-      prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
-      tools: [{ type: "function", name: "f", inputSchema: structuredClone(schema) }],
-    }));
-  } catch (error) {
-    if (error?.name === "AI_UnsupportedFunctionalityError") {
-      const cited = refusal(schema, error);
-      if (cited) throw cited;
-    }
-    throw error;
-  }
-  const declaration = args.tools[0].functionDeclarations[0];
+const PROMPT = [{ role: "user", content: [{ type: "text", text: "hi" }] }];
+const tools = (schema) => [{ type: "function", name: "f", inputSchema: structuredClone(schema) }];
+
+function cited(schema, error) {
+  if (error?.name === "AI_UnsupportedFunctionalityError") return refusal(schema, error);
+  return undefined;
+}
+
+function fromDeclaration(declaration) {
   if ("parametersJsonSchema" in declaration) return { schema: declaration.parametersJsonSchema, dialect: "json-schema" };
   if (declaration.parameters !== undefined) return { schema: declaration.parameters, dialect: "gemini-proto" };
   // An object root without properties (isEmptyObjectSchema) is sent with no `parameters` at all:
@@ -88,10 +84,35 @@ async function translate(schema) {
   return { schema: { type: "object", additionalProperties: false }, dialect: "json-schema" };
 }
 
+async function translate(schema) {
+  const model = google.createGoogleGenerativeAI({ apiKey: "x", fetch: stub })("gemini-2.5-flash");
+  let args;
+  try {
+    ({ args } = await model.getArgs({ prompt: PROMPT, tools: tools(schema) }));
+  } catch (error) {
+    throw cited(schema, error) ?? error;
+  }
+  return fromDeclaration(args.tools[0].functionDeclarations[0]);
+}
+
+const wire = new Wire();
+
+async function entry(schema) {
+  const model = google.createGoogleGenerativeAI({ apiKey: "x", fetch: wire.fetch })("gemini-2.5-flash");
+  let body;
+  try {
+    body = await wire.send(() => model.doGenerate({ prompt: PROMPT, tools: tools(schema) }));
+  } catch (error) {
+    throw cited(schema, error) ?? error;
+  }
+  return fromDeclaration(body.tools[0].functionDeclarations[0]);
+}
+
 await serve({
   name: "ai-sdk-google",
   version: await version(PACKAGE),
   translators: { "ai-sdk-google": translate },
+  entries: { "ai-sdk-google": entry },
   packages: { [PACKAGE]: await version(PACKAGE) },
   unavailable,
 });

@@ -2,10 +2,12 @@
 // (called by `doGenerate`/`doStream` before any request) runs `prepareTools`, which sends each
 // function tool's `inputSchema` through `normalizeJsonSchemaForMFJS`. `getArgs` never fetches;
 // the provider is still given a stub `fetch` that throws, so nothing can reach the network.
+// The entry makes the provider's `doGenerate` (the LanguageModel call `generateText` makes) with a
+// `Wire` fetch and reads `tools[0].function.parameters` from the request body.
 // Table: dispositions/ai-sdk-moonshot.yaml.
 
 import { readFile } from "node:fs/promises";
-import { Refusal, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, serve } from "./sf-adapter.mjs";
 
 const PACKAGE = "@ai-sdk/moonshotai";
 const here = new URL(".", import.meta.url);
@@ -38,28 +40,43 @@ function rootRefusal(schema, error) {
   return keyword === undefined ? undefined : new Refusal(keyword, "", error.message);
 }
 
+const PROMPT = [{ role: "user", content: [{ type: "text", text: "hi" }] }];
+const tools = (schema) => [{ type: "function", name: "f", inputSchema: structuredClone(schema) }];
+
+function cited(schema, error) {
+  if (error?.name === "AI_UnsupportedFunctionalityError" && /tool parameters must be a JSON Schema object/.test(error.message)) return rootRefusal(schema, error);
+  return undefined;
+}
+
 async function translate(schema) {
   const model = moonshot.createMoonshotAI({ apiKey: "x", fetch: stub })("kimi-k2.6");
   let args;
   try {
-    ({ args } = await model.getArgs({
-      prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
-      tools: [{ type: "function", name: "f", inputSchema: structuredClone(schema) }],
-    }));
+    ({ args } = await model.getArgs({ prompt: PROMPT, tools: tools(schema) }));
   } catch (error) {
-    if (error?.name === "AI_UnsupportedFunctionalityError" && /tool parameters must be a JSON Schema object/.test(error.message)) {
-      const cited = rootRefusal(schema, error);
-      if (cited) throw cited;
-    }
-    throw error;
+    throw cited(schema, error) ?? error;
   }
   return { schema: args.tools[0].function.parameters, dialect: "json-schema" };
+}
+
+const wire = new Wire();
+
+async function entry(schema) {
+  const model = moonshot.createMoonshotAI({ apiKey: "x", fetch: wire.fetch })("kimi-k2.6");
+  let body;
+  try {
+    body = await wire.send(() => model.doGenerate({ prompt: PROMPT, tools: tools(schema) }));
+  } catch (error) {
+    throw cited(schema, error) ?? error;
+  }
+  return { schema: body.tools[0].function.parameters, dialect: "json-schema" };
 }
 
 await serve({
   name: "ai-sdk-moonshot",
   version: await version(PACKAGE),
   translators: { "ai-sdk-moonshot": translate },
+  entries: { "ai-sdk-moonshot": entry },
   packages: { [PACKAGE]: await version(PACKAGE) },
   unavailable,
 });

@@ -1,14 +1,15 @@
 // Adapter: @google/genai (js-genai), the request `models.generateContent` builds for a function
 // declaration's `parameters`. `processJsonSchema`/`tTool` are not exported, so the real call is
-// made with `globalThis.fetch` replaced by a stub that records the request body and throws (it
-// never reaches the network); the declaration is read back from that body.
+// made with `globalThis.fetch` replaced by a `Wire` stub that records the request body (it never
+// reaches the network); the declaration is read back from that body. The code path and the entry
+// are therefore one call here: the adapter answers through the entry itself.
 // `tTool` sends `parameters` through `processJsonSchema` (the proto `Schema`, dialect
 // gemini-proto), except a root carrying `$schema`, which it moves untouched to
 // `parametersJsonSchema` (dialect json-schema): the dialect is reported per case.
 // Table: dispositions/google-genai-js.yaml.
 
 import { readFile } from "node:fs/promises";
-import { Refusal, escapeToken, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, serve } from "./sf-adapter.mjs";
 
 const PACKAGE = "@google/genai";
 const here = new URL(".", import.meta.url);
@@ -28,12 +29,8 @@ const version = async (name) => {
   }
 };
 
-class Captured extends Error {}
-let body;
-globalThis.fetch = async (_url, init) => {
-  body = JSON.parse(init.body);
-  throw new Captured("stub fetch: the request is recorded, never sent");
-};
+const wire = new Wire();
+globalThis.fetch = wire.fetch;
 
 // processJsonSchema throws two named errors on purpose. They name no location: find the node the
 // same walk reaches first (properties, items, anyOf members; the two-branch null anyOf unwrapped).
@@ -61,23 +58,23 @@ function locate(node, pointer, test) {
 }
 
 async function translate(schema) {
-  body = undefined;
   const parameters = structuredClone(schema);
+  let body;
   try {
-    await new genai.GoogleGenAI({ apiKey: "x" }).models.generateContent({
-      model: "gemini-2.5-flash",
-      contents: "hi",
-      config: { tools: [{ functionDeclarations: [{ name: "f", parameters }] }] },
-    });
+    body = await wire.send(() =>
+      new genai.GoogleGenAI({ apiKey: "x" }).models.generateContent({
+        model: "gemini-2.5-flash",
+        contents: "hi",
+        config: { tools: [{ functionDeclarations: [{ name: "f", parameters }] }] },
+      }),
+    );
   } catch (error) {
-    if (!(error instanceof Captured) || body === undefined) {
-      const deliberate = DELIBERATE.find(([message]) => error?.message === message);
-      if (deliberate) {
-        const pointer = locate(schema, "", deliberate[2]);
-        if (pointer !== undefined) throw new Refusal(deliberate[1], pointer, error.message);
-      }
-      throw error;
+    const deliberate = DELIBERATE.find(([message]) => error?.message === message);
+    if (deliberate) {
+      const pointer = locate(schema, "", deliberate[2]);
+      if (pointer !== undefined) throw new Refusal(deliberate[1], pointer, error.message);
     }
+    throw error;
   }
   const declaration = body.tools[0].functionDeclarations[0];
   if ("parametersJsonSchema" in declaration) return { schema: declaration.parametersJsonSchema, dialect: "json-schema" };
@@ -89,6 +86,8 @@ await serve({
   name: "google-genai-js",
   version: await version(PACKAGE),
   translators: { "google-genai-js": translate },
+  // processJsonSchema is not exported: the path is the public call itself.
+  entries: { "google-genai-js": translate },
   packages: { [PACKAGE]: await version(PACKAGE) },
   unavailable,
 });

@@ -1,10 +1,14 @@
 // Adapter: @langchain/google-common `jsonSchemaToGeminiParameters`, what @langchain/google-vertexai
 // and @langchain/google-gauth (ChatVertexAI, ChatGoogle) send as a function declaration's
 // `parameters` for a tool given as JSON Schema. Public and pure: called directly.
+// The entry binds the tool, in the OpenAI format a JSON Schema tool takes, to a `ChatGoogleBase`
+// model with an API key (the base ChatVertexAI and ChatGoogle extend; `convertToGeminiTools` calls
+// `jsonSchemaToGeminiParameters` for it) and invokes it with `globalThis.fetch` replaced by a `Wire`
+// stub, reading the declaration from the request body.
 // Table: dispositions/langchain-google-js.yaml.
 
 import { readFile } from "node:fs/promises";
-import { Refusal, escapeToken, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, serve } from "./sf-adapter.mjs";
 
 const PACKAGE = "@langchain/google-common";
 const here = new URL(".", import.meta.url);
@@ -80,22 +84,47 @@ function locate(node, pointer, message, cite = undefined) {
   return undefined;
 }
 
+function cite(schema, error) {
+  if (/zod_to_gemini_parameters: Gemini cannot handle/.test(error?.message)) {
+    const found = locate(schema, "", error.message);
+    if (found) return new Refusal(found[0], found[1], error.message);
+  }
+  return undefined;
+}
+
 function translate(schema) {
   try {
     return { schema: common.jsonSchemaToGeminiParameters(structuredClone(schema)), dialect: "gemini-proto" };
   } catch (error) {
-    if (/^zod_to_gemini_parameters: Gemini cannot handle/.test(error?.message)) {
-      const found = locate(schema, "", error.message);
-      if (found) throw new Refusal(found[0], found[1], error.message);
-    }
-    throw error;
+    throw cite(schema, error) ?? error;
   }
+}
+
+const wire = new Wire();
+globalThis.fetch = wire.fetch;
+
+async function entry(schema) {
+  const Chat = class extends common.ChatGoogleBase {
+    buildAbstractedClient() {
+      throw new Error("an API key is given: no other client is built");
+    }
+  };
+  const chat = new Chat({ apiKey: "x", model: "gemini-2.5-flash", maxRetries: 0 });
+  const tool = { type: "function", function: { name: "f", description: "a tool", parameters: structuredClone(schema) } };
+  let body;
+  try {
+    body = await wire.send(() => chat.bindTools([tool]).invoke("hi"));
+  } catch (error) {
+    throw cite(schema, error) ?? error;
+  }
+  return { schema: body.tools[0].functionDeclarations[0].parameters, dialect: "gemini-proto" };
 }
 
 await serve({
   name: "langchain-google-js",
   version: await version(PACKAGE),
   translators: { "langchain-google-js": translate },
+  entries: { "langchain-google-js": entry },
   packages: { [PACKAGE]: await version(PACKAGE), "@langchain/core": await version("@langchain/core") },
   unavailable,
 });

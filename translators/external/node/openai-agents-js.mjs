@@ -8,17 +8,29 @@
 // `anyOf: [X, {type: "null"}]` and made required; `normalizeInput` deletes a property whose value
 // is null at exactly those synthetic wrappers (a null-means-absent codec). The wrappers are
 // internal (a WeakMap), so the sites are derived by walking the projection beside the source.
+//
+// The entry runs `run(new Agent({model: new OpenAIResponsesModel(new OpenAI({fetch}), ...), tools}))`
+// (@openai/agents-openai, the model the SDK's default provider builds) with a `Wire` fetch and
+// reads `tools[0].parameters` and `tools[0].strict` from the Responses request. Tracing is disabled
+// before the SDK loads (an exporter would post spans to the network).
 
 import { readFile } from "node:fs/promises";
-import { Refusal, escapeToken, schemaNodes, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, schemaNodes, serve } from "./sf-adapter.mjs";
+
+process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
 
 const PACKAGE = "@openai/agents-core";
 const here = new URL(".", import.meta.url);
 
 let agents;
+let openaiModels;
+let OpenAI;
 let unavailable;
 try {
   agents = await import(PACKAGE);
+  openaiModels = await import("@openai/agents-openai");
+  OpenAI = (await import("openai")).default;
+  agents.setTracingDisabled(true);
 } catch (error) {
   unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
 }
@@ -117,10 +129,9 @@ function sites(projection, source, pointer, out, roots) {
   }
 }
 
-function translate(schema) {
-  let made;
+function made(schema) {
   try {
-    made = agents.tool({ name: "f", description: "d", parameters: structuredClone(schema), strict: true, execute: async () => "" });
+    return agents.tool({ name: "f", description: "d", parameters: structuredClone(schema), strict: true, execute: async () => "" });
   } catch (error) {
     if (error instanceof agents.UserError) {
       const cited = refusal(schema, error);
@@ -128,17 +139,36 @@ function translate(schema) {
     }
     throw error;
   }
+}
+
+function projected(parameters, strict, schema) {
   const found = [];
-  sites(made.parameters, schema, "", found, { projection: made.parameters, source: schema, walked: new Set() });
-  const projection = { schema: made.parameters, dialect: "json-schema", strict: made.strict };
+  sites(parameters, schema, "", found, { projection: parameters, source: schema, walked: new Set() });
+  const projection = { schema: parameters, dialect: "json-schema", strict };
   if (found.length > 0) projection.codec = { kind: "null-means-absent", sites: found };
   return projection;
+}
+
+function translate(schema) {
+  const tool = made(schema);
+  return projected(tool.parameters, tool.strict, schema);
+}
+
+const wire = new Wire();
+
+async function entry(schema) {
+  const client = new OpenAI({ apiKey: "x", fetch: wire.fetch, maxRetries: 0 });
+  const agent = new agents.Agent({ name: "a", model: new openaiModels.OpenAIResponsesModel(client, "gpt-5.5"), tools: [made(schema)] });
+  const body = await wire.send(() => agents.run(agent, "hi"));
+  const sent = body.tools[0];
+  return projected(sent.parameters, sent.strict, schema);
 }
 
 await serve({
   name: "openai-agents-js",
   version: await version(PACKAGE),
   translators: { "openai-agents-js": translate },
-  packages: { [PACKAGE]: await version(PACKAGE) },
+  entries: { "openai-agents-js": entry },
+  packages: { [PACKAGE]: await version(PACKAGE), "@openai/agents-openai": await version("@openai/agents-openai"), openai: await version("openai") },
   unavailable,
 });

@@ -42,11 +42,59 @@ export class LimitRefusal extends Refusal {
 }
 
 /**
+ * The requests an SDK builds, captured at its transport: nothing reaches the network.
+ *
+ * Hand the SDK `wire.fetch` (as its `fetch` option, or as `globalThis.fetch` for one that takes
+ * none), then `await wire.send(call)` runs `call` and returns the JSON body of the first request it
+ * sent. The stub answers every request with HTTP 400 and a JSON error, which SDKs do not retry: the
+ * call then throws, and that is expected. What it throws before any request went out is the SDK's
+ * own answer about the schema (a refusal or a crash) and propagates unchanged.
+ */
+export class Wire {
+  static ERROR = { error: { type: "invalid_request_error", code: 400, status: "INVALID_ARGUMENT", message: "schema-fidelity stub fetch: the request is recorded, never sent" } };
+
+  constructor() {
+    this.bodies = [];
+    this.fetch = async (input, init) => {
+      this.bodies.push(await requestBody(input, init));
+      return new Response(JSON.stringify(Wire.ERROR), { status: 400, headers: { "content-type": "application/json" } });
+    };
+  }
+
+  /** The JSON body of the first request `call` sends. */
+  async send(call) {
+    this.bodies = [];
+    try {
+      await call();
+    } catch (error) {
+      if (this.bodies.length === 0) throw error;
+    }
+    if (this.bodies.length === 0) throw new Error("the public call sent no request");
+    return this.bodies[0];
+  }
+}
+
+async function requestBody(input, init) {
+  const body = init?.body ?? (input instanceof Request ? await input.clone().text() : undefined);
+  if (body === undefined || body === null) return null;
+  if (typeof body === "string") return JSON.parse(body);
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return JSON.parse(new TextDecoder().decode(body));
+  return JSON.parse(await new Response(body).text());
+}
+
+/**
  * Answer the harness until stdin ends.
+ *
+ * `translators` maps translator names (table stems) to functions from a source schema to a
+ * projection: the code path the table's `entry.path` names. `entries` maps the same names to
+ * functions that make the table's `entry.call` (the public call users make, its transport stubbed
+ * with a `Wire`) and read the projection out of the request it built; the harness asks for them
+ * with `via: "entry"` and holds both answers equal.
  * @param {{name: string, version: string, translators: Record<string, (schema: unknown) => object>,
+ *          entries?: Record<string, (schema: unknown) => Promise<object>>,
  *          packages?: Record<string, string>, unavailable?: string}} adapter
  */
-export async function serve({ name, version, translators, packages, unavailable }) {
+export async function serve({ name, version, translators, entries = {}, packages, unavailable }) {
   const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
   for (const method of ["log", "info", "debug"]) console[method] = (...args) => console.error(...args);
 
@@ -60,12 +108,14 @@ export async function serve({ name, version, translators, packages, unavailable 
       }
       const started = { protocol: PROTOCOL, name, version, translators: Object.keys(translators).sort() };
       if (packages) started.packages = packages;
+      if (Object.keys(entries).length > 0) started.entries = Object.keys(entries).sort();
       send({ started });
       continue;
     }
     const { id } = request;
     try {
-      send({ id, projection: await translators[request.translator](request.schema) });
+      const via = request.via === "entry" ? entries : translators;
+      send({ id, projection: await via[request.translator](request.schema) });
     } catch (error) {
       if (error instanceof Refusal) {
         send({ id, refusal: error.cites() });

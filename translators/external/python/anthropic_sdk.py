@@ -1,14 +1,14 @@
-"""Adapter: the anthropic SDK's public `transform_schema` (anthropic/lib/_parse/_transform.py),
-which the SDK applies to a schema given as `output_config.format` / a strict tool, and which
-pydantic-ai's Anthropic transformer calls too. It rebuilds each node from the keywords it knows
-(`type`, `enum`/`const` of primitives, `anyOf` (also from `oneOf`), `allOf`, `properties`,
-`required`, `items`, supported string formats, `minItems` 0 or 1, `$ref`, `$defs`), closes every
-object (`additionalProperties: false`) and writes every other keyword into the description as
-`{key: value}`. It does not decode the model's answer back. It has no refusal by design: what it
-raises (ValueError on a node without `type`, AssertionError on a type list, TypeError on a
-boolean subschema) is a crash.
+"""Adapter: what the anthropic SDK sends for a strict tool. `client.messages.create(tools=[{name,
+input_schema, strict: True}])` (and `beta_tool(strict=True)`, whose `to_dict` copies its schema
+into `input_schema`) passes the tool through the generated request builder unchanged: no code of
+the SDK touches a tool's `input_schema` (read in anthropic/resources/messages/messages.py and
+lib/tools/_beta_functions.py). The SDK's `transform_schema` serves `output_format` (a Python type
+given to `messages.parse`), not tools; pydantic-ai reaches it for strict tools
+(translators/external/python/pydantic_ai_anthropic.py).
 
-Table: dispositions/anthropic-sdk.yaml.
+The code path is therefore the schema as given; the entry makes the real call through an
+`httpx2` mock transport (the SDK rejects an `httpx` client) and reads `tools[0].input_schema` from
+the request body. Table: dispositions/anthropic-sdk.yaml.
 """
 
 import copy
@@ -17,14 +17,16 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import serve  # noqa: E402
+from sf_adapter import Wire, serve  # noqa: E402
 
 PACKAGE = "anthropic"
+MODEL = "claude-sonnet-5"
 
 try:
     from importlib.metadata import version
 
-    from anthropic import transform_schema
+    import anthropic
+    import httpx2
 
     unavailable = None
     package_version = version(PACKAGE)
@@ -34,8 +36,20 @@ except ImportError as error:
 
 
 def translate(schema):
-    # transform_schema copies each node (`{**json_schema}`) before popping from it: the source is not mutated.
-    return {"schema": transform_schema(copy.deepcopy(schema)), "dialect": "json-schema", "strict": True}
+    # Nothing between `tools=[...]` and the request body rewrites `input_schema`.
+    return {"schema": copy.deepcopy(schema), "dialect": "json-schema", "strict": True}
+
+
+wire = Wire()
+
+
+def entry(schema):
+    client = anthropic.Anthropic(api_key="x", http_client=httpx2.Client(transport=wire.transport(httpx2)), max_retries=0)
+    tool = {"name": "f", "description": "a tool", "input_schema": copy.deepcopy(schema), "strict": True}
+    body = wire.send(lambda: client.messages.create(
+        model=MODEL, max_tokens=16, messages=[{"role": "user", "content": "hi"}], tools=[tool]))
+    sent = body["tools"][0]
+    return {"schema": sent["input_schema"], "dialect": "json-schema", "strict": sent.get("strict", False)}
 
 
 serve(
@@ -44,4 +58,5 @@ serve(
     {"anthropic-sdk": translate},
     packages={PACKAGE: package_version},
     unavailable=unavailable,
+    entries={"anthropic-sdk": entry},
 )

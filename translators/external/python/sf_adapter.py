@@ -8,6 +8,8 @@ While serving, `sys.stdout` points at stderr: a library that prints cannot corru
 stream, and its output shows up in the harness's fault messages instead.
 """
 
+import asyncio
+import inspect
 import json
 import sys
 import traceback
@@ -42,13 +44,73 @@ class LimitRefusal(Refusal):
         return {"limit": self.limit, "measured": self.measured, "value": self.value, "message": self.message}
 
 
-def serve(name, version, translators, packages=None, unavailable=None):
+class NoRequest(Exception):
+    """The public call returned without sending a request: there is nothing on the wire to read."""
+
+
+class Wire:
+    """The requests an SDK builds, captured at its transport: nothing reaches the network.
+
+    Hand the SDK a client built on `transport(httpx)` (an `httpx.MockTransport`; pass the module
+    the SDK uses: `httpx`, or `httpx2` for the anthropic SDK), then `send(call)` runs `call` (a
+    function, or an async one) and returns the JSON body of the first request it sent. The
+    transport answers every request with HTTP 400 and a JSON error, which SDKs do not retry: the
+    call then raises, and that is expected. An exception raised before any request went out is the
+    SDK's own answer about the schema (a refusal or a crash) and propagates unchanged.
+    """
+
+    STATUS = 400
+    ERROR = {"error": {"type": "invalid_request_error", "code": 400, "status": "INVALID_ARGUMENT",
+                       "message": "schema-fidelity stub transport: the request is recorded, never sent"}}
+
+    def __init__(self):
+        self.bodies = []
+
+    def handle(self, request):
+        self.bodies.append(json.loads(request.content or b"null"))
+        return _response(request, self.STATUS, self.ERROR)
+
+    def transport(self, httpx):
+        """An `httpx.MockTransport` (sync and async) that records each request."""
+        return httpx.MockTransport(self.handle)
+
+    def send(self, call):
+        """The JSON body of the first request `call` sends."""
+        self.bodies = []
+        try:
+            result = call()
+            if inspect.isawaitable(result):
+                asyncio.run(_awaited(result))
+        except Exception:  # noqa: BLE001 -- after a request went out, the stub's answer makes the call raise
+            if not self.bodies:
+                raise
+        if not self.bodies:
+            raise NoRequest("the public call sent no request")
+        return self.bodies[0]
+
+
+async def _awaited(awaitable):
+    return await awaitable
+
+
+def _response(request, status, body):
+    """A response of the httpx module `request` comes from (httpx or httpx2)."""
+    module = sys.modules[type(request).__module__.split(".")[0]]
+    return module.Response(status, json=body, request=request)
+
+
+def serve(name, version, translators, packages=None, unavailable=None, entries=None):
     """Answer the harness until stdin ends.
 
     `translators` maps translator names (table stems) to functions from a source schema to a
-    projection `{schema, dialect, codec?, strict?}`. `unavailable`, when set, is the reason the
-    wrapped package cannot be used here (not installed): the handshake says so and the adapter exits.
+    projection `{schema, dialect, codec?, strict?}`: the code path the table's `entry.path` names.
+    `entries` maps the same names to functions that make the table's `entry.call` (the public call
+    users make, its transport stubbed with a `Wire`) and read the projection out of the request it
+    built; the harness asks for them with `via: entry` and holds both answers equal. `unavailable`,
+    when set, is the reason the wrapped package cannot be used here (not installed): the handshake
+    says so and the adapter exits.
     """
+    entries = entries or {}
     protocol_out = sys.stdout
     sys.stdout = sys.stderr
 
@@ -65,11 +127,14 @@ def serve(name, version, translators, packages=None, unavailable=None):
             started = {"protocol": PROTOCOL, "name": name, "version": version, "translators": sorted(translators)}
             if packages:
                 started["packages"] = packages
+            if entries:
+                started["entries"] = sorted(entries)
             send({"started": started})
             continue
         request_id = request["id"]
         try:
-            projection = translators[request["translator"]](request["schema"])
+            via = entries if request.get("via") == "entry" else translators
+            projection = via[request["translator"]](request["schema"])
             answer = {"id": request_id, "projection": projection}
             # Encode here so that a projection that is not JSON (NaN, a set) is reported for this case.
             send(answer)

@@ -40,3 +40,31 @@ def first_node(schema, predicate):
         if predicate(node):
             return pointer
     return None
+
+
+# The proto `Schema` fields whose proto name differs from their JSON name. google-genai serializes
+# some of them under the proto name (`any_of`); proto3's JSON parser accepts both spellings as the
+# same field, so the API reads `any_of` as `anyOf`.
+_PROTO_JSON_NAMES = {
+    "any_of": "anyOf", "max_items": "maxItems", "min_items": "minItems", "max_length": "maxLength",
+    "min_length": "minLength", "max_properties": "maxProperties", "min_properties": "minProperties",
+    "property_ordering": "propertyOrdering", "additional_properties": "additionalProperties",
+}
+
+
+def proto_json_names(schema):
+    """A proto `Schema` as JSON with every field under its JSON name, as the API reads it."""
+    if isinstance(schema, list):
+        return [proto_json_names(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        name = _PROTO_JSON_NAMES.get(key, key)
+        if key == "properties" and isinstance(value, dict):
+            out[name] = {prop: proto_json_names(sub) for prop, sub in value.items()}
+        elif key in ("items", "any_of", "anyOf", "additional_properties", "additionalProperties"):
+            out[name] = proto_json_names(value)
+        else:
+            out[name] = value
+    return out

@@ -32,17 +32,21 @@
 //! **whole-tool fallback** `{type: object, properties: {}}`: a widening of the entire tool (the
 //! root is an object, so it accepts at least everything the source does), reported in the
 //! projection's `$comment`. A `false` subschema is never a reason for it: CCA carries `false`, and
-//! it is sent as it is.
+//! it is sent as it is. Nor is the fallback ever taken over a `false`: dropping one accepts what it
+//! rejects (an inversion, CONTRACT §4 rule 2), so where the source holds a `false` (or `not: {}`)
+//! that can decide a rejection, the tool is refused instead, citing it.
 //!
 //! URI references are refused (CCA resolves nothing), and the root must be an object.
 
 use serde_json::{Map, Value};
 
+use super::never::never_within;
 use super::object_root::force_object_root;
 use crate::algebra::combine::{self as algebra, Types};
 use crate::codec::{Codec, NullSite};
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
+use crate::refs::Resolver;
 use crate::vocabulary;
 use crate::walk;
 
@@ -77,7 +81,12 @@ fn translate(source: &Value) -> Result<Projection, Refusal> {
     let rooted = force_object_root(source)?;
     let (schema, codec) = match normalize(&rooted) {
         Ok((schema, sites)) => (schema, if sites.is_empty() { Codec::Identity } else { Codec::AbsentMeansNull { sites } }),
-        Err(fallback) => (whole_tool_fallback(&rooted, &fallback), Codec::Identity),
+        Err(fallback) => {
+            if let Some(refusal) = refuse_dropping_a_never(&rooted, &fallback) {
+                return Err(refusal);
+            }
+            (whole_tool_fallback(&rooted, &fallback), Codec::Identity)
+        }
     };
     Ok(Projection { schema, dialect: Dialect::JsonSchema, codec, strict: None })
 }
@@ -91,6 +100,25 @@ fn refuse_uri_references(source: &Value) -> Result<(), Refusal> {
         }
     }
     Ok(())
+}
+
+/// The whole-tool fallback drops every constraint, a `false` subschema too, and accepting what a
+/// `false` rejects is an inversion no row may declare (CONTRACT §4 rule 2). Where the source holds
+/// one that can decide a rejection (not below a `not`), the tool is refused instead, citing that
+/// `false` (or the `not` of a schema asserting nothing).
+fn refuse_dropping_a_never(source: &Value, fallback: &Fallback) -> Option<Refusal> {
+    let doc = Resolver::new(source).ok()?;
+    let at = never_within(&doc, source, "")?;
+    let keyword = if source.pointer(&at) == Some(&Value::Bool(false)) { "false" } else { "not" };
+    let fell_at = if fallback.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", fallback.pointer) };
+    Some(Refusal::new(
+        keyword,
+        at.clone(),
+        format!(
+            "this schema would take the whole-tool fallback ({} at {fell_at}), which would accept what the subschema at `{at}` rejects (it accepts nothing): refused rather than inverted",
+            fallback.reason
+        ),
+    ))
 }
 
 /// The open object that replaces a tool whose schema cannot be rewritten in a known direction.
@@ -526,6 +554,22 @@ mod tests {
         assert_eq!(p.schema["type"], "object");
         assert_eq!(p.schema["properties"], json!({}));
         assert!(p.schema["$comment"].as_str().unwrap().contains("/properties/p/not"), "{}", p.schema);
+    }
+
+    #[test]
+    fn the_fallback_is_never_taken_over_a_false_the_tool_is_refused_citing_it() {
+        let closed_beside_union = json!({
+            "type": "object",
+            "properties": {"auth": {"type": "object", "anyOf": [{"properties": {"t": {}}}, {"properties": {"u": {}}}], "unevaluatedProperties": false}}
+        });
+        let refused = translate(&closed_beside_union).unwrap_err();
+        assert_eq!((refused.keyword(), refused.pointer()), ("false", "/properties/auth/unevaluatedProperties"));
+        let forbidden = json!({"type": "object", "properties": {"p": {"not": {"anyOf": [{"type": "string"}]}}, "q": {"not": {}}}});
+        let refused = translate(&forbidden).unwrap_err();
+        assert_eq!((refused.keyword(), refused.pointer()), ("not", "/properties/q"));
+        // Below a `not`, a `false` only accepts more: the fallback widens, it inverts nothing.
+        let negative = json!({"type": "object", "properties": {"p": {"not": {"anyOf": [{"type": "string"}], "properties": {"a": false}}}}});
+        assert_eq!(project(negative).schema["properties"], json!({}));
     }
 
     #[test]

@@ -14,6 +14,15 @@
 //!   number), `type: "null"`, or for objects and arrays the structure that pins the value.
 //!   A `false` subschema becomes an unsatisfiable schema (never `{}`); `items: false` becomes
 //!   `maxItems`. Non-recursive references are inlined, so no `$ref` ever has siblings.
+//! - **A `false` is never spilled.** At a keyword outside the subset it is written exactly where
+//!   the subset can say it: `not: {}` is the unsatisfiable schema, `contains: false` a conjunct no
+//!   array passes, `propertyNames: false` a conjunct `additionalProperties: false`,
+//!   `dependentSchemas` (every entry) "absent, or S" as an `anyOf`, an `if` asserting nothing (or
+//!   nothing passes) its `then` (its `else`), and `unevaluated*: false` beside conjuncts only
+//!   closes over what they declare ([`super::never::evaluated`]). Elsewhere (`patternProperties`
+//!   holding a `false`, `unevaluated*: false` beside branches that evaluate, `then`/`else: false`,
+//!   a `false` inside another spilled keyword) the translator refuses: spilling would accept what
+//!   the `false` rejects, an inversion (CONTRACT §4 rule 2).
 //! - **Named widenings.** Keywords outside the subset (`pattern`, `minLength`, `not`,
 //!   `if`/`then`/`else`, `uniqueItems`, ...) are spilled into `description` and no longer enforced.
 //!   `oneOf` becomes `anyOf` (exact only when the branches are provably disjoint). Boolean
@@ -34,12 +43,16 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::gemini_common::{MAX_NODES, Notes, URI_REFUSAL, admit, count, resolve, too_deep, too_large};
+use super::gemini_common::{
+    CONDITIONAL_FALSE_REFUSAL, MAX_NODES, Notes, URI_REFUSAL, admit, count, never_refusal, resolve, spill_conditional, too_deep, too_large, unevaluated_refusal,
+};
+use super::never::{Evaluated, Searches, Side, asserts_nothing, decided_branch, evaluated, is_never};
 use crate::algebra::{meet, numbers};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
 use crate::refs::{Charset, Names, Resolver};
+use crate::types::Types;
 use crate::walk::{self, Occurrence};
 
 /// Gemini `parametersJsonSchema` (JSON Schema subset).
@@ -55,13 +68,14 @@ impl Translator for Gemini {
         let refused = |o: &Occurrence<'_>| match o.keyword {
             "$ref" if Form::of(o.keyword, o.value) == Form::Uri => Some(URI_REFUSAL),
             "$dynamicRef" => Some("`$dynamicRef` resolves by dynamic scope, which the subset has no way to express"),
+            "then" | "else" if o.value == &Value::Bool(false) => Some(CONDITIONAL_FALSE_REFUSAL),
             _ => None,
         };
         let doc = match admit(source, refused) {
             Ok(doc) => doc,
             Err(refused) => return refused,
         };
-        let mut build = Build { names: Names::new(source, Charset::Word), doc, nodes: 0 };
+        let mut build = Build { names: Names::new(source, Charset::Word), doc, nodes: 0, searches: Searches::default() };
         match build.finish() {
             Ok(schema) => Outcome::json_schema(schema),
             Err(refusal) => Outcome::Refused(refusal),
@@ -84,9 +98,6 @@ const MAX_UNROLL: usize = 2;
 const SPILLED: &[&str] = &[
     "dependencies",
     "not",
-    "if",
-    "then",
-    "else",
     "contains",
     "minContains",
     "maxContains",
@@ -114,6 +125,23 @@ const ANNOTATIONS: &[&str] = &["default", "examples", "deprecated", "readOnly", 
 fn never() -> Value {
     json!({"description": "No value is valid here.", "type": "number", "minimum": 1, "maximum": 0})
 }
+
+/// `contains: false` (unless `minContains: 0`): no array is valid, whatever else the node is.
+/// `minItems`/`maxItems` apply to arrays only, so other values still pass.
+fn no_array() -> Value {
+    json!({"description": "No array is valid here (`contains: false`).", "minItems": 1, "maxItems": 0})
+}
+
+/// `propertyNames: false`: an object is valid only without properties. `additionalProperties`
+/// applies to objects only, so other values still pass.
+fn no_property() -> Value {
+    json!({"description": "No property is valid here (`propertyNames: false`).", "additionalProperties": false})
+}
+
+/// Spilled keywords whose value may hold a `false`: spilling one would accept what that `false`
+/// rejects (an inversion), so such a value is refused instead. (`not` is absent: below it a
+/// `false` only accepts more; `if`/`then`/`else` are [`Build::conditional`]'s.)
+const HOLDS_SUBSCHEMAS: &[&str] = &["contains", "propertyNames", "patternProperties", "unevaluatedItems", "unevaluatedProperties"];
 
 /// One conjunct of a node: a disjunction (an `anyOf`) or a single schema.
 enum Slot {
@@ -160,6 +188,9 @@ struct Build<'a> {
     /// `$defs` names of the targets kept as `$ref` (allowed cycles), and those still to project.
     names: Names,
     nodes: usize,
+    /// Where a `false` sits in the values this translation spills (a definition inlined at many
+    /// places is searched once).
+    searches: Searches,
 }
 
 impl Build<'_> {
@@ -229,6 +260,7 @@ impl Build<'_> {
         let mut slots = Vec::new();
         let mut notes = Notes::default();
         let mut own_description = None;
+        let (mut close_properties, mut close_items) = (false, false);
         for (key, value) in map {
             match key.as_str() {
                 "type" | "required" | "minimum" | "maximum" | "title" | "format" => {
@@ -299,7 +331,41 @@ impl Build<'_> {
                 "enum" => self.enumeration(value, &mut out, &mut slots, &mut notes, pointer)?,
                 "uniqueItems" if value == &Value::Bool(false) => {}
                 "uniqueItems" => notes.unenforced(key, value),
-                k if SPILLED.contains(&k) => notes.unenforced(key, value),
+                // `not` of a schema asserting nothing rejects everything, exactly the `never` schema;
+                // `not` of one rejecting everything accepts everything.
+                "not" if asserts_nothing(value) => slots.push(Slot::All(never())),
+                "not" if is_never(value) => {}
+                // Beside `minContains: 0`, `contains: false` asserts nothing.
+                "contains" if is_never(value) && map.get("minContains").and_then(count) == Some(0) => {}
+                "contains" if is_never(value) => slots.push(Slot::All(no_array())),
+                "propertyNames" if is_never(value) => slots.push(Slot::All(no_property())),
+                "unevaluatedProperties" if is_never(value) => close_properties = true,
+                "unevaluatedItems" if is_never(value) => close_items = true,
+                "dependentSchemas" => {
+                    let entries = value.as_object().into_iter().flatten();
+                    self.dependent_schemas(entries, &at(key), &mut slots, frames, optional, depth)?;
+                }
+                "dependencies" => {
+                    // Draft-07: a list is `dependentRequired` (spilled), a schema `dependentSchemas`.
+                    let entries = value.as_object().into_iter().flatten();
+                    let (schemas, lists): (Vec<_>, Vec<_>) = entries.partition(|(_, v)| walk::is_schema(v));
+                    self.dependent_schemas(schemas.into_iter(), &at(key), &mut slots, frames, optional, depth)?;
+                    if !lists.is_empty() {
+                        let lists: Map<String, Value> = lists.into_iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                        notes.unenforced(key, &Value::Object(lists));
+                    } else if !value.is_object() {
+                        notes.unenforced(key, value);
+                    }
+                }
+                "if" => self.conditional(map, pointer, &mut slots, &mut notes, frames, optional, depth)?,
+                k if SPILLED.contains(&k) => {
+                    if HOLDS_SUBSCHEMAS.contains(&k)
+                        && let Some(inside) = self.searches.keyword(&self.doc, key, value, &at(key))
+                    {
+                        return Err(never_refusal(key, pointer, &inside));
+                    }
+                    notes.unenforced(key, value);
+                }
                 k if ANNOTATIONS.contains(&k) => notes.annotate(key, value),
                 // `$schema`, `$id`, `$anchor`, `$dynamicAnchor`, `$vocabulary`, `$comment`, `$defs`
                 // and extensions: resolved or annotations, so dropping them keeps acceptance.
@@ -328,6 +394,7 @@ impl Build<'_> {
             let cap = out.get("maxItems").and_then(Value::as_u64).map_or(prefix as u64, |m| m.min(prefix as u64));
             out.insert("maxItems".to_owned(), Value::from(cap));
         }
+        self.close_unevaluated(map, pointer, close_properties, close_items, &mut out)?;
         let description = notes.describe(own_description);
         if slots.is_empty() {
             if let Some(d) = description {
@@ -362,6 +429,97 @@ impl Build<'_> {
             out.insert("oneOf".to_owned(), Value::Array(vec![chain(slots)]));
         }
         Ok(Value::Object(out))
+    }
+
+    /// `unevaluatedProperties: false` and `unevaluatedItems: false`, written with the subset's
+    /// keywords where what the node evaluates does not depend on which branch matches: the node
+    /// closed over every property its conjuncts declare (`additionalProperties: false`), or
+    /// `maxItems` at the longest prefix; nothing where every key or item is evaluated anyway.
+    /// Otherwise refused: spilling the `false` would accept what it rejects.
+    fn close_unevaluated(&self, map: &Map<String, Value>, pointer: &str, properties: bool, items: bool, out: &mut Map<String, Value>) -> Result<(), Refusal> {
+        let types = map.get("type").and_then(Types::of_keyword).unwrap_or(Types::ALL);
+        if properties && types.intersects(Types::OBJECT) {
+            match evaluated(&self.doc, map, pointer, Side::Properties) {
+                None => return Err(unevaluated_refusal("unevaluatedProperties", pointer)),
+                Some(Evaluated::Names(names)) => {
+                    let declared = out.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(declared) = declared {
+                        for name in names {
+                            declared.entry(name).or_insert_with(|| json!({}));
+                        }
+                    }
+                    out.insert("additionalProperties".to_owned(), Value::Bool(false));
+                }
+                Some(_) => {}
+            }
+        }
+        if items && types.intersects(Types::ARRAY) {
+            match evaluated(&self.doc, map, pointer, Side::Items) {
+                None => return Err(unevaluated_refusal("unevaluatedItems", pointer)),
+                Some(Evaluated::Prefix(n)) => {
+                    let n = n as u64;
+                    let cap = out.get("maxItems").and_then(Value::as_u64).map_or(n, |m| m.min(n));
+                    out.insert("maxItems".to_owned(), Value::from(cap));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// `if`/`then`/`else` (called for the `if`; without one, `then` and `else` assert nothing and
+    /// are dropped). An `if` asserting nothing is exactly its `then`, one rejecting everything
+    /// exactly its `else`, conjoined. Otherwise all three are spilled (the subset has no `if`),
+    /// unless a `false` in them can decide a rejection: spilling would accept what it rejects, so
+    /// that is refused (`then: false`/`else: false` by the scan).
+    #[allow(clippy::too_many_arguments)] // the pieces of one node under construction
+    fn conditional(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        slots: &mut Vec<Slot>,
+        notes: &mut Notes,
+        frames: &mut Vec<Frame>,
+        optional: usize,
+        depth: usize,
+    ) -> Result<(), Refusal> {
+        let Some(condition) = map.get("if") else { return Ok(()) };
+        let Some(branch) = decided_branch(condition) else {
+            return spill_conditional(&mut self.searches, &self.doc, map, pointer, notes);
+        };
+        if let Some(sub) = map.get(branch) {
+            slots.push(Slot::All(self.project(sub, &format!("{pointer}/{branch}"), frames, optional, depth + 1)?));
+        }
+        Ok(())
+    }
+
+    /// `dependentSchemas` (and the schema entries of draft-07 `dependencies`), exactly: an entry
+    /// `name: S` holds when `name` is absent or `S` holds, `anyOf: [{properties: {name: never}}, S]`
+    /// (`properties` binds objects only, so other values pass as the source's do). An entry that
+    /// rejects everything is the first half alone; one asserting nothing is dropped.
+    #[allow(clippy::too_many_arguments)] // the pieces of one node under construction
+    fn dependent_schemas<'v>(
+        &mut self,
+        entries: impl Iterator<Item = (&'v String, &'v Value)>,
+        at: &str,
+        slots: &mut Vec<Slot>,
+        frames: &mut Vec<Frame>,
+        optional: usize,
+        depth: usize,
+    ) -> Result<(), Refusal> {
+        for (name, sub) in entries {
+            if asserts_nothing(sub) {
+                continue;
+            }
+            let absent = json!({ "properties": { name.clone(): never() } });
+            if is_never(sub) {
+                slots.push(Slot::All(absent));
+                continue;
+            }
+            let projected = self.project(sub, &format!("{at}/{}", walk::escape(name)), frames, optional, depth + 1)?;
+            slots.push(Slot::Any(vec![absent, projected]));
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)] // the pieces of one node under construction
@@ -470,6 +628,93 @@ mod tests {
             Outcome::Crashed(c) => panic!("crashed: {c:?}"),
             Outcome::Faulted(f) => panic!("faulted: {f:?}"),
         }
+    }
+
+    fn refusal(source: &Value) -> (String, String) {
+        match Gemini.translate(source) {
+            Outcome::Refused(r) => (r.keyword().to_owned(), r.pointer().to_owned()),
+            other => panic!("projected: {other:?}"),
+        }
+    }
+
+    fn object(property: Value) -> Value {
+        json!({"type": "object", "properties": {"p": property}})
+    }
+
+    #[test]
+    fn a_false_outside_the_subset_is_written_exactly_never_spilled() {
+        let out = project(object(json!({"type": "string", "not": {}})));
+        assert_eq!(out["properties"]["p"], json!({"type": "string", "anyOf": [never()]}));
+        let out = project(object(json!({"not": {"description": "anything"}})));
+        assert_eq!(out["properties"]["p"], never());
+        let out = project(object(json!({"not": false})));
+        assert_eq!(out["properties"]["p"], json!({}), "`not: false` accepts everything");
+        let out = project(object(json!({"type": "array", "contains": false})));
+        assert_eq!(out["properties"]["p"], json!({"type": "array", "anyOf": [no_array()]}));
+        let out = project(object(json!({"type": "array", "contains": false, "minContains": 0})));
+        assert_eq!(out["properties"]["p"]["anyOf"], Value::Null, "with `minContains: 0` it asserts nothing: {out}");
+        let out = project(object(json!({"propertyNames": false})));
+        assert_eq!(out["properties"]["p"], no_property());
+        assert!(!out.to_string().contains("not enforced"), "{out}");
+    }
+
+    #[test]
+    fn dependent_schemas_are_absent_or_the_schema() {
+        let out = project(json!({
+            "type": "object",
+            "properties": {"token": {"type": "string"}},
+            "dependentSchemas": {"token": {"properties": {"user": false}}, "never": false, "free": {}}
+        }));
+        let absent = |name: &str| json!({"properties": {name: never()}});
+        assert_eq!(out["anyOf"], json!([absent("token"), {"properties": {"user": never()}}]));
+        assert_eq!(out["oneOf"], json!([absent("never")]));
+        let draft_07 = project(json!({"type": "object", "dependencies": {"a": ["b"], "c": false}}));
+        assert_eq!(draft_07["anyOf"], json!([absent("c")]));
+        assert!(draft_07["description"].as_str().unwrap().contains(r#"dependencies: {"a":["b"]}"#), "{draft_07}");
+    }
+
+    #[test]
+    fn unevaluated_false_closes_over_what_conjuncts_declare_and_is_refused_beside_branches() {
+        let out = project(object(json!({
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+            "allOf": [{"properties": {"note": {"type": "string"}}}],
+            "unevaluatedProperties": false
+        })));
+        let p = &out["properties"]["p"];
+        assert_eq!(p["additionalProperties"], json!(false));
+        assert_eq!(p["properties"], json!({"id": {"type": "string"}, "note": {}}));
+        let out = project(object(json!({"type": "array", "prefixItems": [{}, {}], "maxItems": 5, "unevaluatedItems": false})));
+        assert_eq!(out["properties"]["p"]["maxItems"], json!(2));
+        let beside_a_union = object(json!({"anyOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}], "unevaluatedProperties": false}));
+        assert_eq!(refusal(&beside_a_union), ("unevaluatedProperties".to_owned(), "/properties/p".to_owned()));
+        let beside_contains = object(json!({"contains": {"type": "string"}, "unevaluatedItems": false}));
+        assert_eq!(refusal(&beside_contains), ("unevaluatedItems".to_owned(), "/properties/p".to_owned()));
+        let not_an_object = project(object(json!({"type": "string", "anyOf": [{"properties": {"a": {}}}], "unevaluatedProperties": false})));
+        assert_eq!(not_an_object["properties"]["p"]["type"], json!("string"), "it binds objects only: nothing to refuse");
+    }
+
+    #[test]
+    fn a_false_that_cannot_be_written_is_refused_citing_its_keyword() {
+        let patterns = json!({"type": "object", "patternProperties": {"^x-": false}});
+        assert_eq!(refusal(&patterns), ("patternProperties".to_owned(), String::new()));
+        let nested = json!({"type": "object", "patternProperties": {"^x-": {"$ref": "#/$defs/closed"}}, "$defs": {"closed": {"additionalProperties": false}}});
+        assert_eq!(refusal(&nested), ("patternProperties".to_owned(), String::new()), "through a reference too");
+        assert_eq!(refusal(&object(json!({"if": {"type": "string"}, "then": false}))), ("then".to_owned(), "/properties/p".to_owned()));
+        let in_then = object(json!({"if": {"required": ["a"]}, "then": {"properties": {"b": false}}}));
+        assert_eq!(refusal(&in_then), ("then".to_owned(), "/properties/p".to_owned()));
+        let harmless = project(object(json!({"if": {"properties": {"a": false}}, "then": {"required": ["b"]}})));
+        assert!(harmless["properties"]["p"]["description"].as_str().unwrap().contains("if: "), "a failing `if` only skips `then`: {harmless}");
+    }
+
+    #[test]
+    fn a_decided_if_is_its_then_or_its_else() {
+        let out = project(object(json!({"if": true, "then": {"type": "string"}, "else": {"type": "integer"}})));
+        assert_eq!(out["properties"]["p"], json!({"type": "string"}));
+        let out = project(object(json!({"if": false, "then": {"type": "string"}, "else": {"type": "integer"}})));
+        assert_eq!(out["properties"]["p"], json!({"type": "integer"}));
+        let out = project(object(json!({"type": "string", "then": {"minLength": 1}})));
+        assert_eq!(out["properties"]["p"], json!({"type": "string"}), "without an `if`, `then` asserts nothing");
     }
 
     #[test]

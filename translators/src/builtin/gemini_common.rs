@@ -8,14 +8,60 @@
 //! Keeping that here means neither provider file is the other's library (as
 //! [`super::openai_common`] serves the two OpenAI translators).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use super::never::Searches;
 use crate::model::{Outcome, Refusal};
 use crate::refs::{RefError, Resolver};
 use crate::walk::{self, Occurrence};
 
 /// Why a reference to another document is refused.
 pub(super) const URI_REFUSAL: &str = "the reference names another document; the provider fetches nothing and the translator resolves only `#` fragments";
+
+/// Why `then: false` and `else: false` are refused: neither form has `if` or `not`, and spilling
+/// the `false` would accept what it rejects (an inversion, CONTRACT §4 rule 2).
+pub(super) const CONDITIONAL_FALSE_REFUSAL: &str =
+    "`false` under `then`/`else` rejects whatever its `if` selects (or leaves); the provider's schema has no `if` and no `not` to say so, and spilling it into the description would accept what it rejects";
+
+/// A refusal of `keyword` at the node `pointer`, whose value holds a subschema rejecting
+/// everything at `inside`, which the provider's schema cannot hold.
+pub(super) fn never_refusal(keyword: &str, pointer: &str, inside: &str) -> Refusal {
+    Refusal::new(
+        keyword,
+        pointer,
+        format!(
+            "`{keyword}` holds a subschema that accepts nothing (at `{inside}`); the provider's schema has no `{keyword}`, and spilling it into the description would accept what that `false` rejects"
+        ),
+    )
+}
+
+/// A refusal of `unevaluatedProperties: false` / `unevaluatedItems: false` at the node `pointer`,
+/// where what the node evaluates depends on which branch matches.
+pub(super) fn unevaluated_refusal(keyword: &str, pointer: &str) -> Refusal {
+    Refusal::new(
+        keyword,
+        pointer,
+        format!(
+            "`{keyword}: false` here closes over what depends on the instance (which branch of an `anyOf`/`oneOf`/`if`/`dependentSchemas` matches, which keys `patternProperties` or items `contains` match): the provider's schema cannot say it, and spilling it into the description would accept what it rejects"
+        ),
+    )
+}
+
+/// Spill the `if`/`then`/`else` of the node `map` (at `pointer`) into `notes`, or refuse when a
+/// `false` in them can decide a rejection: spilling it would accept what it rejects. (An `if` that
+/// decides its branch by itself, [`decided_branch`](super::never::decided_branch), is written
+/// exactly by the caller instead.)
+pub(super) fn spill_conditional(searches: &mut Searches, doc: &Resolver<'_>, map: &Map<String, Value>, pointer: &str, notes: &mut Notes) -> Result<(), Refusal> {
+    if let Some((keyword, inside)) = searches.conditional(doc, map, pointer) {
+        return Err(never_refusal(keyword, pointer, &inside));
+    }
+    for keyword in ["if", "then", "else"] {
+        if let Some(value) = map.get(keyword) {
+            notes.unenforced(keyword, value);
+        }
+    }
+    Ok(())
+}
 
 /// The largest projection either Gemini translator emits, in schema nodes.
 pub(super) const MAX_NODES: usize = 20_000;

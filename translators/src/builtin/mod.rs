@@ -8,6 +8,7 @@ mod gemini_proto;
 mod identity;
 mod mcp;
 mod moonshot;
+mod never;
 mod object_root;
 mod openai_common;
 mod openai_responses;

@@ -11,7 +11,8 @@ use super::normal_form::{ALL_TYPES, Branch, Disj, Ty, any, simplify};
 use super::{Build, MAX_BRANCHES, MAX_UNROLL};
 use crate::algebra::disjoint::provably_disjoint_here as provably_disjoint;
 use crate::algebra::{meet, numbers};
-use crate::builtin::gemini_common::{Notes, count, resolve, too_deep};
+use crate::builtin::gemini_common::{Notes, count, never_refusal, resolve, spill_conditional, too_deep, unevaluated_refusal};
+use crate::builtin::never::{Evaluated, Side, asserts_nothing, decided_branch, evaluated, is_never};
 use crate::model::Refusal;
 use crate::walk;
 
@@ -50,6 +51,7 @@ impl Build<'_> {
         }
 
         let mut notes = Notes::default();
+        let mut unsatisfiable = false;
         for (key, value) in map {
             match key.as_str() {
                 "$ref" => {
@@ -93,7 +95,24 @@ impl Build<'_> {
                     }
                     acc = self.conj(acc, simplify(union), pointer)?;
                 }
-                "not" | "if" | "then" | "else" => notes.unenforced(key, value),
+                // `not` of a schema asserting nothing rejects everything: no branch is left. `not` of
+                // one rejecting everything accepts everything.
+                "not" if asserts_nothing(value) => unsatisfiable = true,
+                "not" if is_never(value) => {}
+                "not" => notes.unenforced(key, value),
+                // An `if` asserting nothing is exactly its `then`, one rejecting everything exactly
+                // its `else` (without an `if`, `then` and `else` assert nothing). Otherwise all three
+                // are spilled, unless a `false` in them can decide a rejection: spilling would
+                // accept what it rejects, so that is refused (`then: false`/`else: false` by the scan).
+                "if" => match decided_branch(value) {
+                    Some(branch) => {
+                        if let Some(sub) = map.get(branch) {
+                            let lowered = self.lower(sub, &at(branch), frames, depth + 1)?;
+                            acc = self.conj(acc, lowered, pointer)?;
+                        }
+                    }
+                    None => spill_conditional(&mut self.searches, &self.doc, map, pointer, &mut notes)?,
+                },
                 "default" => {
                     for b in &mut acc {
                         b.default = Some(value.clone());
@@ -104,6 +123,9 @@ impl Build<'_> {
                 }
                 _ => {}
             }
+        }
+        if unsatisfiable {
+            return Ok(Vec::new());
         }
         let own = map.get("description").and_then(Value::as_str);
         let title = map.get("title").and_then(Value::as_str);
@@ -165,7 +187,28 @@ impl Build<'_> {
             Ty::Array => {
                 b.min_items = map.get("minItems").and_then(count);
                 b.max_items = map.get("maxItems").and_then(count);
-                unenforced(&mut notes, &["contains", "minContains", "maxContains", "unevaluatedItems"]);
+                match map.get("contains") {
+                    // `contains: false` leaves no array, exactly; beside `minContains: 0` it asserts nothing.
+                    Some(c) if is_never(c) && map.get("minContains").and_then(count) == Some(0) => {}
+                    Some(c) if is_never(c) => return Ok(None),
+                    Some(c) => self.spill_unless_never("contains", c, pointer, &mut notes)?,
+                    None => {}
+                }
+                unenforced(&mut notes, &["minContains", "maxContains"]);
+                match map.get("unevaluatedItems") {
+                    // `unevaluatedItems: false`: `maxItems` at the prefix the node evaluates, where that
+                    // does not depend on which branch matches.
+                    Some(u) if is_never(u) => match evaluated(&self.doc, map, pointer, Side::Items) {
+                        None => return Err(unevaluated_refusal("unevaluatedItems", pointer)),
+                        Some(Evaluated::Prefix(n)) => {
+                            let n = n as u64;
+                            b.max_items = Some(b.max_items.map_or(n, |m| m.min(n)));
+                        }
+                        Some(_) => {}
+                    },
+                    Some(u) => self.spill_unless_never("unevaluatedItems", u, pointer, &mut notes)?,
+                    None => {}
+                }
                 if map.get("uniqueItems") == Some(&Value::Bool(true)) {
                     notes.unenforced("uniqueItems", &Value::Bool(true));
                 }
@@ -183,10 +226,13 @@ impl Build<'_> {
                     Some(Value::Object(m)) if m.is_empty() => {}
                     Some(v) => notes.unenforced("additionalProperties", v),
                 }
-                unenforced(
-                    &mut notes,
-                    &["patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"],
-                );
+                for keyword in ["patternProperties", "propertyNames", "unevaluatedProperties"] {
+                    if let Some(value) = map.get(keyword) {
+                        self.spill_unless_never(keyword, value, pointer, &mut notes)?;
+                    }
+                }
+                unenforced(&mut notes, &["minProperties", "maxProperties", "dependentRequired"]);
+                self.dependent_schemas(&mut b, map, pointer, &mut notes)?;
                 if b.required.iter().any(|r| b.properties.iter().any(|(n, d)| n == r && d.is_empty())) {
                     // A required property that can hold no value: no object passes.
                     return Ok(None);
@@ -200,6 +246,51 @@ impl Build<'_> {
             b.note(text);
         }
         Ok(Some(b))
+    }
+
+    /// Spill `keyword` into the description, unless its value holds a subschema that rejects
+    /// everything: spilling would accept what it rejects (an inversion), so that is refused.
+    fn spill_unless_never(&mut self, keyword: &str, value: &Value, pointer: &str, notes: &mut Notes) -> Result<(), Refusal> {
+        if let Some(inside) = self.searches.keyword(&self.doc, keyword, value, &format!("{pointer}/{}", walk::escape(keyword))) {
+            return Err(never_refusal(keyword, pointer, &inside));
+        }
+        notes.unenforced(keyword, value);
+        Ok(())
+    }
+
+    /// `dependentSchemas` and draft-07 `dependencies` of an `OBJECT` branch. An entry rejecting
+    /// everything forbids its property, exactly: the property gets the schema that accepts nothing
+    /// (a declared property constrains its value even in an open proto object). Other schema
+    /// entries, and the lists of `dependencies`, are spilled, unless they hold a `false` (refused,
+    /// as [`Build::spill_unless_never`]): writing "absent or S" needs a union of objects, which the
+    /// root may not be.
+    fn dependent_schemas(&mut self, b: &mut Branch, map: &Map<String, Value>, pointer: &str, notes: &mut Notes) -> Result<(), Refusal> {
+        for keyword in ["dependentSchemas", "dependencies"] {
+            let Some(value) = map.get(keyword) else { continue };
+            let Some(entries) = value.as_object() else {
+                notes.unenforced(keyword, value);
+                continue;
+            };
+            let mut spilled = Map::new();
+            for (name, entry) in entries {
+                if is_never(entry) {
+                    match b.properties.iter_mut().find(|(n, _)| n == name) {
+                        Some((_, schema)) => *schema = Vec::new(),
+                        None => b.properties.push((name.clone(), Vec::new())),
+                    }
+                    continue;
+                }
+                let at = format!("{pointer}/{keyword}/{}", walk::escape(name));
+                if let Some(inside) = self.searches.schema(&self.doc, entry, &at) {
+                    return Err(never_refusal(keyword, pointer, &inside));
+                }
+                spilled.insert(name.clone(), entry.clone());
+            }
+            if !spilled.is_empty() {
+                notes.unenforced(keyword, &Value::Object(spilled));
+            }
+        }
+        Ok(())
     }
 
     /// `items`/`prefixItems` of an `ARRAY` branch: the proto has one schema for every item, so a

@@ -21,6 +21,12 @@
 //!   `minimum = maximum`, `null` is `NULL`, exactly; booleans, objects and arrays have no exact
 //!   proto form and widen, named (opencode #1557).
 //! - **`false`** becomes an unsatisfiable `NUMBER` (`minimum: 1, maximum: 0`), never `{}` (#1573).
+//!   At a keyword the proto has no field for it is written exactly where the normal form can say
+//!   it (`not: {}` leaves no branch, `contains: false` no ARRAY branch, a `false` entry of
+//!   `dependentSchemas` forbids its property, `unevaluatedItems: false` beside conjuncts only is
+//!   `maxItems`) and refused elsewhere: spilling it would accept what it rejects (an inversion).
+//!   `additionalProperties: false` is the exception the table marks (sf-5): refusing it would
+//!   refuse most tool schemas.
 //! - **`prefixItems`** widens to `items: {anyOf: [positions..]}` with `maxItems` for a closed tuple;
 //!   never dropped while `items` still applies to position 0 (#1574).
 //! - **References** are inlined; a cycle is unrolled twice and then cut to the unsatisfiable
@@ -39,7 +45,8 @@
 
 use serde_json::Value;
 
-use super::gemini_common::{MAX_NODES, URI_REFUSAL, admit, too_large};
+use super::gemini_common::{CONDITIONAL_FALSE_REFUSAL, MAX_NODES, URI_REFUSAL, admit, too_large};
+use super::never::Searches;
 use crate::codec::Codec;
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
@@ -66,13 +73,20 @@ impl Translator for GeminiProto {
             "$ref" if o.at_root => Some("a `$ref` on the root may name a union or a recursion, and the proto root must be one OBJECT schema"),
             "$ref" if Form::of(o.keyword, o.value) == Form::Uri => Some(URI_REFUSAL),
             "$dynamicRef" => Some("`$dynamicRef` resolves by dynamic scope; the proto has no references at all"),
+            "then" | "else" if o.value == &Value::Bool(false) => Some(CONDITIONAL_FALSE_REFUSAL),
+            "unevaluatedProperties" if o.value == &Value::Bool(false) => Some(
+                "`unevaluatedProperties: false` closes an object, and the proto cannot close one (no `additionalProperties`); spilling it into the description would accept what it rejects",
+            ),
+            "propertyNames" if o.value == &Value::Bool(false) => Some(
+                "`propertyNames: false` admits only the empty object, and the proto cannot close one (no `additionalProperties`, no `maxProperties`); spilling it would accept what it rejects",
+            ),
             _ => None,
         };
         let doc = match admit(source, refused) {
             Ok(doc) => doc,
             Err(refused) => return refused,
         };
-        let mut build = Build { doc, nodes: 0 };
+        let mut build = Build { doc, nodes: 0, searches: Searches::default() };
         let projected = build.lower(source, "", &mut Vec::new(), 0).and_then(|root| build.emit_root(root));
         match projected {
             Ok(schema) => Outcome::Projected(Projection { schema, dialect: Dialect::GeminiProto, codec: Codec::Identity, strict: None }),
@@ -101,6 +115,9 @@ const MAX_BRANCHES: usize = 256;
 struct Build<'a> {
     doc: Resolver<'a>,
     nodes: usize,
+    /// Where a `false` sits in the values this translation spills (a definition inlined at many
+    /// places is searched once).
+    searches: Searches,
 }
 
 impl Build<'_> {

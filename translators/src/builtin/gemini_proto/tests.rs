@@ -95,3 +95,50 @@ fn all_of_merges_exactly() {
 fn non_object_root_is_refused() {
     assert!(matches!(GeminiProto.translate(&json!({"allOf": [{"type": "string"}]})), Outcome::Refused(r) if r.keyword() == "type"));
 }
+
+fn refusal(source: &Value) -> (String, String) {
+    match GeminiProto.translate(source) {
+        Outcome::Refused(r) => (r.keyword().to_owned(), r.pointer().to_owned()),
+        other => panic!("projected: {other:?}"),
+    }
+}
+
+#[test]
+fn a_false_outside_the_proto_is_written_exactly_never_spilled() {
+    let out = project(json!({"type": "object", "properties": {"p": {"type": "string", "not": {}}}}));
+    assert_eq!(out["properties"]["p"], never(), "`not: {{}}` leaves no branch");
+    let out = project(object(json!({"type": "string", "not": {}})));
+    assert_eq!(out["required"], json!(["never"]), "required, it leaves no object at all: {out}");
+    let out = project(object(json!({"type": ["array", "string"], "items": {"type": "string"}, "contains": false})));
+    assert_eq!(out["properties"]["p"], json!({"type": "STRING"}), "`contains: false` leaves no ARRAY branch");
+    let out = project(object(json!({"type": "array", "items": {"type": "string"}, "contains": false, "minContains": 0})));
+    assert_eq!(out["properties"]["p"]["type"], json!("ARRAY"));
+    let out = project(json!({"type": "object", "properties": {"a": {"type": "string"}}, "dependentSchemas": {"a": false, "b": false}}));
+    assert_eq!(out["properties"], json!({"a": never(), "b": never()}), "a `false` entry forbids its property");
+    let out = project(object(json!({"type": "array", "prefixItems": [{"type": "string"}], "unevaluatedItems": false})));
+    assert_eq!(out["properties"]["p"]["maxItems"], json!("1"));
+    assert!(!out.to_string().contains("unevaluatedItems"), "not spilled: {out}");
+}
+
+#[test]
+fn a_false_that_cannot_be_written_is_refused_citing_its_keyword() {
+    let cases = [
+        (json!({"type": "object", "patternProperties": {"^x-": false}}), "patternProperties", ""),
+        (json!({"type": "object", "dependentSchemas": {"t": {"properties": {"u": false}}}}), "dependentSchemas", ""),
+        (json!({"type": "object", "unevaluatedProperties": false}), "unevaluatedProperties", ""),
+        (json!({"type": "object", "propertyNames": false}), "propertyNames", ""),
+        (object(json!({"if": {"type": "string"}, "else": false})), "else", "/properties/p"),
+        (object(json!({"type": "array", "anyOf": [{"prefixItems": [{}]}, true], "unevaluatedItems": false})), "unevaluatedItems", "/properties/p"),
+    ];
+    for (source, keyword, pointer) in cases {
+        assert_eq!(refusal(&source), (keyword.to_owned(), pointer.to_owned()), "{source}");
+    }
+}
+
+#[test]
+fn a_decided_if_is_its_then_or_its_else() {
+    let out = project(object(json!({"if": {}, "then": {"type": "string"}, "else": {"type": "integer"}})));
+    assert_eq!(out["properties"]["p"], json!({"type": "STRING"}));
+    let out = project(object(json!({"if": {"not": {}}, "then": {"type": "string"}, "else": {"type": "integer"}})));
+    assert_eq!(out["properties"]["p"], json!({"type": "INTEGER"}));
+}
