@@ -196,7 +196,8 @@ pub(super) fn objects_emptied() -> Value {
 /// The edits of an implicit `true` (an absent `additionalProperties` or `items`) on every node
 /// of `root`, for a `true` row that narrows as `word`: `false` (or `closed`) closes each node
 /// where it had none (`unevaluated*` where in-place applicators contribute keys or items, so a
-/// key they declare is still accepted), `nesting-bounded` bounds the items of each array.
+/// key they declare is still accepted), `nesting-bounded` bounds the undeclared properties of
+/// each object and the items of each array.
 pub(super) fn implicit_true(root: &Value, word: Becomes, depth: Option<u32>, out: &mut BTreeMap<String, NodeEdits>) -> bool {
     let mut any = false;
     let mut stack = vec![(root, String::new(), 0usize)];
@@ -230,8 +231,16 @@ pub(super) fn implicit_true(root: &Value, word: Becomes, depth: Option<u32>, out
                     edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: objects_emptied() });
                 }
             }
-            Becomes::NestingBounded if !map.contains_key("items") && !in_place => {
-                edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: nesting_bounded(depth.unwrap_or(1).saturating_sub(1)) });
+            Becomes::NestingBounded => {
+                // An undeclared property's value is an any-value position of its own (its arrays
+                // count from one); an absent `items` sits one level down, under this array.
+                if !map.contains_key("additionalProperties") {
+                    let keyword = if in_place { "unevaluatedProperties" } else { "additionalProperties" };
+                    edits.push(Edit::SetIfAbsent { keyword: keyword.to_owned(), value: nesting_bounded(depth.unwrap_or(1)) });
+                }
+                if !map.contains_key("items") && !in_place {
+                    edits.push(Edit::SetIfAbsent { keyword: "items".to_owned(), value: nesting_bounded(depth.unwrap_or(1).saturating_sub(1)) });
+                }
             }
             _ => {}
         }

@@ -179,7 +179,8 @@ fn encode_fragment(pointer: &str) -> String {
     out
 }
 
-/// Whether any schema position of `schema` (at most [`walk::MAX_DEPTH`] deep) holds one of `keys`.
+/// Whether any schema position of `schema` (at most [`walk::MAX_DEPTH`] deep) holds one of `keys`;
+/// `schema` may also be a list of subschemas.
 pub(crate) fn has_key_anywhere(schema: &Value, keys: &[&str]) -> bool {
     let mut stack = vec![(schema, 0usize)];
     while let Some((node, depth)) = stack.pop() {
@@ -190,6 +191,11 @@ pub(crate) fn has_key_anywhere(schema: &Value, keys: &[&str]) -> bool {
             && keys.iter().any(|k| map.contains_key(*k))
         {
             return true;
+        }
+        // A list of subschemas (an `anyOf`'s value, asked of as a whole): each entry is a schema.
+        if let Value::Array(entries) = node {
+            stack.extend(entries.iter().map(|e| (e, depth + 1)));
+            continue;
         }
         stack.extend(
             walk::children(node)

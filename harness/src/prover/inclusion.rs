@@ -448,17 +448,20 @@ impl<'d, 'a> Prover<'d, 'a> {
             && a.expanded.is_empty()
             && fb.opaque.is_empty()
             && fa.opaque.is_empty()
+            && !fa.empty
             && vb == va
             && self.b.self_contained(pb)
             && self.a.self_contained(pa)
         {
             return Ok(());
         }
+        // `A`'s conjunction is keyed by its pointers as given, not only its object parts: a
+        // `false` among them is no part, yet it is the whole answer.
         let key: Key = (
             sorted(fb.pointers()),
             b.expanded.iter().cloned().collect(),
             bits(b.types),
-            sorted(fa.pointers()),
+            sorted(a.ptrs.clone()),
             a.expanded.iter().cloned().collect(),
         );
         if self.proven.contains(&key) {

@@ -155,6 +155,15 @@ pub fn prove(
             };
         }
     };
+    if let Some(unread) = unread_dialect(source).or_else(|| unread_dialect(&decoded)) {
+        return Proofs {
+            widening: unread.clone(),
+            narrowing: unread,
+            how: How::Structural,
+            elapsed: started.elapsed(),
+            decoded: Some(decoded),
+        };
+    }
     if canonical(source) == canonical(&decoded) {
         return Proofs {
             widening: Proof::Proven,
@@ -185,6 +194,9 @@ pub fn prove(
 /// and `sup` the projection).
 #[must_use]
 pub fn included(sub: &Value, sup: &Value, remotes: Option<&std::path::Path>, formats: bool) -> Proof {
+    if let Some(unread) = [sub, sup].into_iter().find_map(unread_dialect) {
+        return unread;
+    }
     if canonical(sub) == canonical(sup) {
         return Proof::Proven;
     }
@@ -199,6 +211,21 @@ pub fn included(sub: &Value, sup: &Value, remotes: Option<&std::path::Path>, for
 #[must_use]
 pub fn decoded(projection: &Value, codec: &Codec) -> Option<Value> {
     codec::decoded(projection, codec).ok()
+}
+
+/// A document that names a meta-schema other than draft 2020-12 anywhere: its vocabularies may
+/// switch keywords off (the suite's `vocabulary.json`), so no reading of it is sound, not even
+/// equality with a document that names none.
+fn unread_dialect(schema: &Value) -> Option<Proof> {
+    (crate::measure::measure(schema, crate::measure::Counts::ForeignMetaSchemas) > 0).then(|| {
+        Proof::Unknown(Unproven::Stopped(vec![Stop {
+            path: Vec::new(),
+            trail: Vec::new(),
+            included: Vec::new(),
+            including: Vec::new(),
+            why: Why::Unsupported("$schema".to_owned()),
+        }]))
+    })
 }
 
 fn proof(result: Result<(), Vec<Stop>>) -> Proof {

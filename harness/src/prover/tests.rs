@@ -246,3 +246,57 @@ fn conditionals_and_negations_are_read_only_as_far_as_they_are_sound() {
         .is_proven()
     );
 }
+
+// Each of these was a proof the oracle's witnesses contradicted (a run over every translator and
+// the JSON-Schema-Test-Suite): the proof must stop, never hold.
+
+#[test]
+fn a_closing_part_of_a_conjunction_does_not_see_its_siblings_properties() {
+    let s = json!({"type":"object","properties":{"tags":{"allOf":[{"type":"object","patternProperties":{"^x":{"type":"string"}},"additionalProperties":false},{"properties":{"y":{"type":"integer"}}}]}},"required":["tags"]});
+    let p = json!({"type":"object","properties":{"tags":{"type":"object","additionalProperties":false,"properties":{"y":{"type":"integer"}}}},"required":["tags"],"additionalProperties":false});
+    assert!(!both(&s, &p).widening.is_proven());
+}
+
+#[test]
+fn unevaluated_properties_of_a_cousin_sees_nothing_of_its_sibling() {
+    let s = json!({"type":"object","properties":{"value":{"allOf":[{"properties":{"foo":{"type":"string"}},"unevaluatedProperties":true},{"unevaluatedProperties":false}]}},"required":["value"]});
+    let p = json!({"type":"object","properties":{"value":{"allOf":[{"properties":{"foo":{"type":"string"}},"additionalProperties":false},{}]}},"required":["value"]});
+    assert!(!both(&s, &p).widening.is_proven());
+}
+
+#[test]
+fn unevaluated_properties_behind_a_reference_sees_only_its_own_scope() {
+    let s = json!({"$defs":{"A":{"unevaluatedProperties":false}},"properties":{"prop1":{"type":"string"}},"$ref":"#/$defs/A"});
+    let p = json!({"$defs":{"A":{}},"properties":{"prop1":{"type":"string"}},"$ref":"#/$defs/A","additionalProperties":false});
+    assert!(!both(&s, &p).widening.is_proven());
+}
+
+#[test]
+fn an_identifier_inside_an_unknown_keyword_is_not_a_reference_target() {
+    let s = json!({"$id":"urn:x","$defs":{"u":{"not":{"array_of_schemas":[{"$id":"https://localhost:1234/my.json","type":"null"}]}},"real":{"$id":"https://localhost:1234/my.json","type":"string"}},"anyOf":[{"$ref":"#/$defs/u"},{"$ref":"https://localhost:1234/my.json"}]});
+    let p = json!({"$id":"urn:x","$defs":{"u":{},"real":{"$id":"https://localhost:1234/my.json","type":"string"}},"anyOf":[{"$ref":"#/$defs/u"},{"$ref":"https://localhost:1234/my.json"}]});
+    assert!(!both(&s, &p).widening.is_proven());
+}
+
+#[test]
+fn an_anchor_inside_an_enum_is_not_a_reference_target() {
+    let s = json!({"$id":"urn:y","$defs":{"e":{"enum":[{"$anchor":"my_anchor","type":"null"}]},"real":{"$anchor":"my_anchor","type":"string"}},"anyOf":[{"$ref":"#/$defs/e"},{"$ref":"#my_anchor"}]});
+    let p = json!({"$id":"urn:y","$defs":{"e":{"type":"object"},"real":{"$anchor":"my_anchor","type":"string"}},"anyOf":[{"$ref":"#/$defs/e"},{"$ref":"#my_anchor"}]});
+    assert!(!both(&s, &p).widening.is_proven());
+}
+
+#[test]
+fn a_foreign_meta_schema_stops_the_proof() {
+    let s = json!({"type":"object","properties":{"value":{"$id":"https://schema/using/no/validation","$schema":"http://localhost:1234/draft2020-12/metaschema-no-validation.json","properties":{"numberProperty":{"minimum":10}}}}});
+    let p = json!({"type":"object","properties":{"value":{"$id":"https://schema/using/no/validation","properties":{"numberProperty":{"minimum":10}}}}});
+    assert!(!both(&s, &p).narrowing.is_proven());
+}
+#[test]
+fn equal_lists_of_references_are_not_equal_subtrees() {
+    // The same `anyOf` text on both sides, whose references lead to different definitions.
+    let s = json!({"$defs":{"e":{"enum":[{"a":1}]}},"anyOf":[{"$ref":"#/$defs/e"}]});
+    let p = json!({"$defs":{"e":{"type":"object"}},"anyOf":[{"$ref":"#/$defs/e"}]});
+    let proofs = both(&s, &p);
+    assert!(!proofs.widening.is_proven());
+    assert!(proofs.narrowing.is_proven());
+}
