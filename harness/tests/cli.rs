@@ -182,15 +182,33 @@ fn check_says_which_keyword_is_refused_and_why() {
 
 #[test]
 fn check_says_lossy_with_the_rows_responsible_and_exits_three() {
+    // openai-strict spills `minLength` into the description: a widening a witness shows.
     let s = Scratch::new("check-lossy");
+    let schema = s.write("tool.json", OBJECT_SCHEMA);
+    let out = run(&["check", schema.to_str().expect("utf-8 path"), "--translator", "openai-strict"]);
+    assert_eq!(out.code, 3, "an approximation the table declares is a declared loss: {}", out.all());
+    assert!(out.stdout.contains("openai-strict  widened"), "{}", out.all());
+    assert!(out.stdout.contains("evidence: widening shown (witness)"), "{}", out.all());
+    assert!(out.stdout.contains("row openai-strict/minLength at `/properties/name`: approximated (widening) to description"), "{}", out.all());
+    assert!(out.stdout.contains("reports/openai-strict.md#minlength"), "{}", out.all());
+    assert!(out.stdout.contains("lossy or silent: openai-strict"), "{}", out.all());
+}
+
+#[test]
+fn check_lists_a_declared_row_no_witness_shows_apart_and_says_exact_when_proven() {
+    // The table declares a widening the translator does not make: a declaration, not evidence.
+    let s = Scratch::new("check-declared");
     s.edit("dispositions/identity.yaml", "  minLength: { disposition: preserved }", "  minLength: { disposition: approximated, direction: widening, to: dropped }");
     s.write("tool.json", OBJECT_SCHEMA);
-    let out = s.run(&["check", "tool.json"]);
-    assert_eq!(out.code, 3, "an approximation the table declares is a declared loss: {}", out.all());
-    assert!(out.stdout.contains("identity   widened"), "{}", out.all());
-    assert!(out.stdout.contains("row identity/minLength at `/properties/name`: approximated (widening) to dropped"), "{}", out.all());
-    assert!(out.stdout.contains("reports/identity.md#minlength"), "{}", out.all());
-    assert!(out.stdout.contains("lossy or silent: identity"), "{}", out.all());
+    let out = s.run(&["check", "tool.json", "--translator", "identity"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("identity  exact"), "{}", out.all());
+    assert!(out.stdout.contains("evidence: widening proven; narrowing proven"), "{}", out.all());
+    assert!(
+        out.stdout.contains("row identity/minLength at `/properties/name`: approximated (widening) to dropped -- declared, proven not to act on this schema"),
+        "{}",
+        out.all()
+    );
 }
 
 #[test]

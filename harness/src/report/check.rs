@@ -679,7 +679,7 @@ fn advice(t: &TranslatorCheck, file: &str) -> Vec<String> {
     match t.verdict {
         CheckVerdict::Exact => Vec::new(),
         CheckVerdict::NoLossFound => vec![
-            format!("look harder where the proof stopped: `SCHEMA_FIDELITY_DRAWS=4096 schema-fidelity check {} --translator {}` draws sixteen times as many instances", shell_quote(file), t.translator),
+            format!("look harder where the proof stopped: `SCHEMA_FIDELITY_DRAWS=1024 schema-fidelity check {} --translator {}` draws four times as many instances", shell_quote(file), t.translator),
             "until a proof or a witness settles it, treat the unproven direction as possible".to_owned(),
         ],
         CheckVerdict::Refused => {

@@ -1,7 +1,8 @@
 //! `schema-fidelity report --diff OLD.json [NEW.json]`: what changed between two runs, read from
 //! their `report.json` files, in the terms a reviewer of a translator bump reads: translators added,
 //! removed or upgraded (their table's `source:` changed), dispositions changed, marks added (a new
-//! known violation) or removed (fixed), cases that started or stopped failing, and the corpus.
+//! known violation) or removed (fixed), cases that started or stopped failing, proofs lost or
+//! gained (a direction of a trial no longer proven, or proven now), and the corpus.
 //!
 //! It reads the reports as JSON values rather than the typed model, so a report written by an older
 //! version of the tool still compares: a field one side lacks reads as absent.
@@ -152,6 +153,41 @@ fn translator(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
                 |c| format!("~ {name}: {c} no longer reproduces a known violation"),
             );
         }
+        proofs(name, &ot["evidence"], &nt["evidence"], out);
+    }
+}
+
+/// Proofs lost and gained (format 6 on): per direction, a case the old run proved that the new one
+/// does not (unknown, or shown by a witness), and the other way round. A compared trial listed
+/// neither as shown nor as unknown is proven; a case compared by only one run says nothing.
+fn proofs(name: &str, o: &Value, n: &Value, out: &mut Vec<String>) {
+    if !o.is_object() || !n.is_object() {
+        return;
+    }
+    if o["proven_exact"] != n["proven_exact"] {
+        out.push(format!("~ {name}: proven exact {} -> {} of {} compared", o["proven_exact"], n["proven_exact"], n["compared"]));
+    }
+    for direction in ["widening", "narrowing"] {
+        let unknown = |e: &Value| -> BTreeMap<String, String> {
+            e[direction]["unknown"].as_array().into_iter().flatten().filter_map(|u| Some((u["case"].as_str()?.to_owned(), text(u, "why").to_owned()))).collect()
+        };
+        let shown = |e: &Value| list(&e[direction], "shown");
+        let (ou, nu, os, ns) = (unknown(o), unknown(n), shown(o), shown(n));
+        for (case, why) in &nu {
+            if !ou.contains_key(case) && !os.contains(case) {
+                out.push(format!("! {name}: {case}: {direction} proof lost ({why})"));
+            }
+        }
+        for case in ns.difference(&os) {
+            if !ou.contains_key(case) {
+                out.push(format!("! {name}: {case}: proven no {direction} before, a witness shows one now"));
+            }
+        }
+        for case in ou.keys() {
+            if !nu.contains_key(case) && !ns.contains(case) {
+                out.push(format!("✓ {name}: {case}: {direction} proof gained"));
+            }
+        }
     }
 }
 
@@ -242,6 +278,29 @@ mod tests {
         let changes = compare(&at(&["m1"], &[]), &at(&["m2"], &["c/a"]));
         assert!(changes.iter().any(|c| c.contains("c/a: the attribution moved from [\"m1\"] to [\"m2\"]")), "{changes:?}");
         assert!(changes.contains(&"! t/required (a preserved row): c/a now explained only by a known violation here".to_owned()), "{changes:?}");
+    }
+
+    #[test]
+    fn a_proof_lost_or_gained_is_listed_per_direction() {
+        let at = |proven_exact: usize, unknown: Value, shown: &[&str]| {
+            json!({"corpus": {}, "translators": [{"name": "t", "source": "s", "rows": [],
+                "trials": {"passed": 3, "failed": 0, "known_violations": 0, "skipped": 0, "failed_cases": [],
+                    "evidence": {"compared": 3, "proven_exact": proven_exact, "proven_within_table": 3,
+                        "widening": {"proven": 3, "shown": [], "unknown": []},
+                        "narrowing": {"proven": 1, "shown": shown, "unknown": unknown}}}}]})
+        };
+        let old = at(2, json!([{"case": "c/a", "why": "`pattern` is not implied there at `/x`"}]), &[]);
+        let new = at(1, json!([{"case": "c/b", "why": "a recursion that crosses no instance level at the root"}]), &["c/c"]);
+        let changes = compare(&old, &new);
+        assert_eq!(
+            changes,
+            [
+                "~ t: proven exact 2 -> 1 of 3 compared",
+                "! t: c/b: narrowing proof lost (a recursion that crosses no instance level at the root)",
+                "! t: c/c: proven no narrowing before, a witness shows one now",
+                "✓ t: c/a: narrowing proof gained",
+            ]
+        );
     }
 
     #[test]

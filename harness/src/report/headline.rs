@@ -24,6 +24,10 @@ struct Line {
     path: Option<String>,
     target: String,
     exact: usize,
+    /// Of the exact rows, those proven on every compared case that uses them.
+    exact_proven: usize,
+    /// Compared trials, and those proven exact both ways (`None`: not run).
+    compared: Option<(usize, usize)>,
     widening: usize,
     narrowing: usize,
     refused: usize,
@@ -43,6 +47,10 @@ fn line(t: &Value) -> Line {
         target: text(t, "target").unwrap_or_else(|| "none".to_owned()),
         marks_target: t.get("target_violations").and_then(Value::as_array).map_or(0, Vec::len),
         crashed_cases: t.get("trials").and_then(|trials| trials.get("crashed_cases")).and_then(Value::as_array).map(Vec::len),
+        compared: t.get("trials").and_then(|trials| trials.get("evidence")).and_then(|e| {
+            let n = |k: &str| e.get(k).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok());
+            Some((n("compared")?, n("proven_exact")?))
+        }),
         ..Line::default()
     };
     for row in t.get("rows").and_then(Value::as_array).into_iter().flatten() {
@@ -66,7 +74,13 @@ fn line(t: &Value) -> Line {
         let evidence = row.get("evidence").filter(|e| e.is_object());
         let pinned = evidence.is_some_and(|e| ["marked", "unexplained", "inverted"].iter().any(|k| e.get(*k).and_then(Value::as_array).is_some_and(|a| !a.is_empty())));
         match (text(row, "disposition").as_deref(), text(row, "direction").as_deref()) {
-            (Some("preserved"), _) if mark.is_none() && !pinned => l.exact += 1,
+            (Some("preserved"), _) if mark.is_none() && !pinned => {
+                l.exact += 1;
+                let count = |k: &str| evidence.and_then(|e| e.get(k)).and_then(Value::as_u64).unwrap_or(0);
+                if count("compared") > 0 && count("proven") == count("compared") {
+                    l.exact_proven += 1;
+                }
+            }
             (Some("approximated"), Some("widening")) => l.widening += 1,
             (Some("approximated"), _) => l.narrowing += 1,
             (Some("refused"), _) => l.refused += 1,
@@ -109,13 +123,14 @@ pub fn block(report: &Value) -> String {
     let _ = writeln!(
         s,
         "What each translator does to the keywords of draft 2020-12 (a row per keyword; refinements and extensions are in its table), \
-         and the violations its table marks: `exact` keeps the keyword with no known violation and no witness of the run pinned on it; \
+         and the violations its table marks: `exact` keeps the keyword with no known violation and no witness of the run pinned on it, \
+         `proven` where, on every case using it, each deviation is proven to be one the table declares (else only not refuted); \
          `approximated` widens (w) or narrows (n) it, as declared; `known violations` are the marks the oracle reproduces, \
          by class (a crash: the translator throws on a valid schema; a target rule: a grammar, cycle, root or limit of the provider it breaks); \
          `crashed` counts the corpus cases it throws on. A package is measured on the path its users' tools take \
          (the call and where the request is read are on its page). Each row links to its page in `reports/`.\n"
     );
-    let _ = writeln!(s, "| translator | package: path | target | exact | approximated | refused | known violations | crashed |");
+    let _ = writeln!(s, "| translator | package: path | target | exact (proven) | approximated | refused | known violations | crashed |");
     let _ = writeln!(s, "|---|---|---|---:|---:|---:|---|---:|");
     for l in &lines {
         let approximated = if l.widening + l.narrowing == 0 { "0".to_owned() } else { format!("{} ({}w, {}n)", l.widening + l.narrowing, l.widening, l.narrowing) };
@@ -125,13 +140,19 @@ pub fn block(report: &Value) -> String {
             l.name,
             package_and_path(l),
             l.target,
-            l.exact,
+            format!("{} ({})", l.exact, l.exact_proven),
             approximated,
             l.refused,
             marks(l),
             l.crashed_cases.map_or_else(|| "not run".to_owned(), |n| n.to_string())
         );
     }
+    let (compared, proven) = lines.iter().filter_map(|l| l.compared).fold((0, 0), |(c, p), (lc, lp)| (c + lc, p + lp));
+    let _ = writeln!(
+        s,
+        "\nOf the {compared} trials that compared a projection with its source, {proven} are proven exact: the projection accepts \
+         exactly what the source accepts, both ways (CONTRACT section 5); the others deviate by a witness, or are not refuted.\n"
+    );
     let _ = write!(s, "{END}");
     s
 }
@@ -165,7 +186,10 @@ mod tests {
     #[test]
     fn counts_keyword_rows_and_marks_by_class() {
         let report = json!({"translators": [
-            {"name": "b-builtin", "package": null, "target": "json-schema", "target_violations": [], "trials": {"crashed_cases": []}, "rows": [row("const", "preserved", None, Value::Null)]},
+            {"name": "b-builtin", "package": null, "target": "json-schema", "target_violations": [], "trials": {"crashed_cases": [], "evidence": {"compared": 5, "proven_exact": 3}}, "rows": [
+                {"key": "const", "refinement": null, "extension": false, "disposition": "preserved", "known_violation": null, "evidence": {"declared": 0, "marked": [], "unexplained": [], "inverted": [], "compared": 2, "proven": 2}},
+                {"key": "enum", "refinement": null, "extension": false, "disposition": "preserved", "known_violation": null, "evidence": {"declared": 0, "marked": [], "unexplained": [], "inverted": [], "compared": 2, "proven": 1}},
+            ]},
             {"name": "a-sdk", "package": "sdk 1.0 (npm)", "entry": {"call": "sdk.send(tools=[...])", "path": "`sdk.convert`", "reads": "body.tools[0]"}, "target": "gemini-proto", "target_violations": [{"rule": "grammar"}], "trials": {"crashed_cases": ["c1", "c2"]}, "rows": [
                 row("const", "preserved", None, json!({"issue": "o/r#1", "direction": "widening"})),
                 row("false", "preserved", None, json!({"issue": "o/r#2", "direction": "narrowing", "crash": "TypeError"})),
@@ -181,9 +205,10 @@ mod tests {
         let b = block(&report);
         let lines: Vec<&str> = b.lines().filter(|l| l.starts_with("| [")).collect();
         assert_eq!(lines.len(), 3, "{b}");
-        assert_eq!(lines[0], "| [`a-sdk`](reports/a-sdk.md) | sdk 1.0 (npm): `sdk.convert` | `gemini-proto` | 1 | 2 (1w, 1n) | 1 | 4 (1 widening, 1 narrowing, 1 crash, 1 target rule) | 2 |");
+        assert_eq!(lines[0], "| [`a-sdk`](reports/a-sdk.md) | sdk 1.0 (npm): `sdk.convert` | `gemini-proto` | 1 (0) | 2 (1w, 1n) | 1 | 4 (1 widening, 1 narrowing, 1 crash, 1 target rule) | 2 |");
         assert!(lines[1].starts_with("| [`c-absent`]") && lines[1].ends_with("| not run |"), "packages first, a translator not run says so: {}", lines[1]);
-        assert!(lines[2].starts_with("| [`b-builtin`](reports/b-builtin.md) | built-in |"), "{}", lines[2]);
+        assert_eq!(lines[2], "| [`b-builtin`](reports/b-builtin.md) | built-in | `json-schema` | 2 (1) | 0 | 0 | 0 | 0 |", "a row is proven only where every compared case is");
+        assert!(b.contains("Of the 5 trials that compared a projection with its source, 3 are proven exact"), "{b}");
     }
 
     #[test]

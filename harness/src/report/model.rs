@@ -24,13 +24,13 @@ use super::anchor;
 use super::hash;
 use super::progress::Progress;
 use crate::corpus::Case;
-use crate::oracle::{Attribution, Env, Verdict, Witness};
+use crate::oracle::{self, Attribution, Env, Verdict, Witness};
 use crate::table::{Direction, Disposition, Row, Table};
 use crate::records::Record;
 use crate::trials::{Loaded, Resolver};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Everything the reports show.
 #[derive(Debug, Clone, Serialize)]
@@ -172,6 +172,41 @@ pub struct Trials {
     /// Every known trial with the marks its witnesses were credited to (row and target-rule mark
     /// ids), sorted by case: a regression that moves from one mark to another changes this.
     pub known: Vec<KnownTrial>,
+    /// What is known per direction of the trials that compared a projection with its source.
+    pub evidence: TrialsEvidence,
+}
+
+/// The evidence of a translator's compared trials (CONTRACT section 5): per direction, how many
+/// are proven, and which are shown by a witness or unknown; a compared trial listed in neither
+/// is proven that way.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TrialsEvidence {
+    /// Trials that compared a projection with its source (not refused, not skipped).
+    pub compared: usize,
+    /// Proven both ways: the projection accepts exactly what the source accepts.
+    pub proven_exact: usize,
+    /// Every deviation, either way, proven to be one the table's declared approximations explain.
+    pub proven_within_table: usize,
+    pub widening: DirectionEvidence,
+    pub narrowing: DirectionEvidence,
+}
+
+/// One direction of [`TrialsEvidence`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DirectionEvidence {
+    pub proven: usize,
+    /// The cases a validated witness shows deviating this way, sorted.
+    pub shown: Vec<String>,
+    /// The cases neither proven nor shown, with where the proof stopped, sorted by case.
+    pub unknown: Vec<UnknownTrial>,
+}
+
+/// A direction neither proven nor shown on one case.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct UnknownTrial {
+    pub case: String,
+    /// Where and why the proof stopped.
+    pub why: String,
 }
 
 /// A trial that reproduces known violations, and which.
@@ -193,6 +228,21 @@ pub struct Evidence {
     pub unexplained: Vec<String>,
     /// The cases where a `false` the row governs was inverted (covered by a mark or not).
     pub inverted: Vec<String>,
+    /// Of the cases using the row, those that compared a projection with its source.
+    pub compared: usize,
+    /// Of those, the cases where every deviation, either way, is proven to be one the table's
+    /// declared approximations explain: no witness there can be pinned on this row. A row kept
+    /// exactly is *proven* when this equals `compared` (and `compared` is not 0), else only *not
+    /// refuted*.
+    pub proven: usize,
+}
+
+impl Evidence {
+    /// Kept exactly on every compared case by proof, not only for want of a witness.
+    #[must_use]
+    pub fn proven(&self) -> bool {
+        self.compared > 0 && self.proven == self.compared && !self.broken()
+    }
 }
 
 impl Evidence {
@@ -537,12 +587,36 @@ fn tally(runs: &[Arc<Record>]) -> Trials {
             }
         }
     }
+    t.evidence = trials_evidence(runs);
     t.failed_cases.sort();
     t.known_cases.sort();
     t.skipped_cases.sort();
     t.crashed_cases.sort();
     t.known.sort_by(|a, b| a.case.cmp(&b.case));
     t
+}
+
+/// The evidence of the compared trials among `runs`.
+fn trials_evidence(runs: &[Arc<Record>]) -> TrialsEvidence {
+    let mut out = TrialsEvidence::default();
+    for run in runs {
+        let Some(e) = &run.evidence else { continue };
+        out.compared += 1;
+        out.proven_exact += usize::from(e.exact());
+        out.proven_within_table += usize::from(e.widening_within_table && e.narrowing_within_table);
+        for (direction, slot) in [(Direction::Widening, &mut out.widening), (Direction::Narrowing, &mut out.narrowing)] {
+            match e.of(direction) {
+                oracle::Evidence::Proven => slot.proven += 1,
+                oracle::Evidence::Shown => slot.shown.push(run.case.id.clone()),
+                oracle::Evidence::Unknown(why) => slot.unknown.push(UnknownTrial { case: run.case.id.clone(), why: why.clone() }),
+            }
+        }
+    }
+    for slot in [&mut out.widening, &mut out.narrowing] {
+        slot.shown.sort();
+        slot.unknown.sort_by(|a, b| a.case.cmp(&b.case));
+    }
+    out
 }
 
 /// The report of one table, given the runs of its translator (`None`: not run).
@@ -586,7 +660,16 @@ pub fn translator_report(name: &str, table_file: &str, table: Option<&Table>, li
                 }
                 None => (None, None, None),
             };
-            let evidence = evidence.as_ref().map(|e| e.get(&row.id.to_string()).cloned().unwrap_or_default());
+            let evidence = evidence.as_ref().map(|e| {
+                let mut e = e.get(&row.id.to_string()).cloned().unwrap_or_default();
+                for r in run.into_iter().flatten().filter(|r| r.rows.contains(&key)) {
+                    if let Some(trial) = &r.evidence {
+                        e.compared += 1;
+                        e.proven += usize::from(trial.widening_within_table && trial.narrowing_within_table);
+                    }
+                }
+                e
+            });
             RowReport { evidence, ..row_report(name, row, cases, witness, refusal) }
         })
         .collect();
