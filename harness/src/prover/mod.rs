@@ -155,20 +155,21 @@ pub fn prove(
             };
         }
     };
-    if let Some(unread) = unread_dialect(source).or_else(|| unread_dialect(&decoded)) {
-        return Proofs {
-            widening: unread.clone(),
-            narrowing: unread,
-            how: How::Structural,
-            elapsed: started.elapsed(),
-            decoded: Some(decoded),
-        };
-    }
     if canonical(source) == canonical(&decoded) {
         return Proofs {
             widening: Proof::Proven,
             narrowing: Proof::Proven,
             how: How::Equal,
+            elapsed: started.elapsed(),
+            decoded: Some(decoded),
+        };
+    }
+    // Equal documents are equal under any meta-schema; anything else is read as draft 2020-12.
+    if let Some(unread) = unread_dialect(source).or_else(|| unread_dialect(&decoded)) {
+        return Proofs {
+            widening: unread.clone(),
+            narrowing: unread,
+            how: How::Structural,
             elapsed: started.elapsed(),
             decoded: Some(decoded),
         };
@@ -194,11 +195,11 @@ pub fn prove(
 /// and `sup` the projection).
 #[must_use]
 pub fn included(sub: &Value, sup: &Value, remotes: Option<&std::path::Path>, formats: bool) -> Proof {
-    if let Some(unread) = [sub, sup].into_iter().find_map(unread_dialect) {
-        return unread;
-    }
     if canonical(sub) == canonical(sup) {
         return Proof::Proven;
+    }
+    if let Some(unread) = [sub, sup].into_iter().find_map(unread_dialect) {
+        return unread;
     }
     let remotes = remotes.map(std::path::Path::to_path_buf);
     let b = docs::Doc::new(sub, formats, remotes.clone());
@@ -214,8 +215,8 @@ pub fn decoded(projection: &Value, codec: &Codec) -> Option<Value> {
 }
 
 /// A document that names a meta-schema other than draft 2020-12 anywhere: its vocabularies may
-/// switch keywords off (the suite's `vocabulary.json`), so no reading of it is sound, not even
-/// equality with a document that names none.
+/// switch keywords off (the suite's `vocabulary.json`), so no reading of it is sound but equality
+/// with a document equal to it.
 fn unread_dialect(schema: &Value) -> Option<Proof> {
     (crate::measure::measure(schema, crate::measure::Counts::ForeignMetaSchemas) > 0).then(|| {
         Proof::Unknown(Unproven::Stopped(vec![Stop {

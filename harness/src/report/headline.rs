@@ -150,7 +150,7 @@ pub fn block(report: &Value) -> String {
     let (compared, proven) = lines.iter().filter_map(|l| l.compared).fold((0, 0), |(c, p), (lc, lp)| (c + lc, p + lp));
     let _ = writeln!(
         s,
-        "\nOf the {compared} trials that compared a projection with its source, {proven} are proven exact: the projection accepts \
+        "\nOf the {compared} trials whose projection was compared with its source (known violations included), {proven} are proven exact: the projection accepts \
          exactly what the source accepts, both ways (CONTRACT section 5); the others deviate by a witness, or are not refuted.\n"
     );
     let _ = write!(s, "{END}");
@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(lines[0], "| [`a-sdk`](reports/a-sdk.md) | sdk 1.0 (npm): `sdk.convert` | `gemini-proto` | 1 (0) | 2 (1w, 1n) | 1 | 4 (1 widening, 1 narrowing, 1 crash, 1 target rule) | 2 |");
         assert!(lines[1].starts_with("| [`c-absent`]") && lines[1].ends_with("| not run |"), "packages first, a translator not run says so: {}", lines[1]);
         assert_eq!(lines[2], "| [`b-builtin`](reports/b-builtin.md) | built-in | `json-schema` | 2 (1) | 0 | 0 | 0 | 0 |", "a row is proven only where every compared case is");
-        assert!(b.contains("Of the 5 trials that compared a projection with its source, 3 are proven exact"), "{b}");
+        assert!(b.contains("Of the 5 trials whose projection was compared with its source (known violations included), 3 are proven exact"), "{b}");
     }
 
     #[test]
