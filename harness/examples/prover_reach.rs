@@ -5,7 +5,9 @@
 //! ```sh
 //! cargo run --release -p schema-fidelity --example prover_reach [-- --stops]
 //! ```
-//! `--stops` lists every direction not proven, with where and why the proof stopped.
+//! `--stops` lists every direction not proven, with where and why the proof stopped; `--pairs FILE`
+//! writes every (source, projection read through its codec) pair as JSON lines, with what the
+//! prover said of each direction, for measuring another prover on the same pairs.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -18,6 +20,10 @@ use schema_fidelity_translators::{Outcome, builtin};
 
 fn main() {
     let stops = std::env::args().any(|a| a == "--stops");
+    let args: Vec<String> = std::env::args().collect();
+    let mut pairs_out = args.iter().position(|a| a == "--pairs").and_then(|i| args.get(i + 1)).map(|path| {
+        std::io::BufWriter::new(std::fs::File::create(path).unwrap_or_else(|e| panic!("{path}: {e}")))
+    });
     let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
     let remotes = loaded.env.remotes.clone();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
@@ -45,6 +51,20 @@ fn main() {
             );
             pairs += 1;
             time += proofs.elapsed;
+            if let (Some(out), Some(decoded)) = (pairs_out.as_mut(), &proofs.decoded) {
+                use std::io::Write as _;
+                let line = serde_json::json!({
+                    "translator": translator.name(),
+                    "case": case.id,
+                    "assert_formats": case.assert_formats,
+                    "source": case.schema,
+                    "projection": decoded,
+                    "no_widening": proofs.widening.is_proven(),
+                    "no_narrowing": proofs.narrowing.is_proven(),
+                    "micros": u64::try_from(proofs.elapsed.as_micros()).unwrap_or(u64::MAX),
+                });
+                writeln!(out, "{line}").expect("write the pairs");
+            }
             for (name, proof, count) in [
                 ("widening", &proofs.widening, &mut widening),
                 ("narrowing", &proofs.narrowing, &mut narrowing),
