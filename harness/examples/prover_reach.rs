@@ -116,7 +116,7 @@ fn main() {
     );
     println!("where proofs stopped:");
     let mut by_count: Vec<_> = reasons.into_iter().collect();
-    by_count.sort_by(|a, b| b.1.cmp(&a.1));
+    by_count.sort_by_key(|b| std::cmp::Reverse(b.1));
     for (class, n) in by_count {
         println!("  {n:>5}  {class}");
     }

@@ -942,22 +942,20 @@ impl<'d, 'a> Prover<'d, 'a> {
                 }
             }
         }
-        if tb.intersects(Types::NUMBER) {
-            if let Err(k) = numbers(fb, fa, !tb.intersects(Types::FRACTION)) {
+        if tb.intersects(Types::NUMBER)
+            && let Err(k) = numbers(fb, fa, !tb.intersects(Types::FRACTION)) {
                 {
                     let r = self.stop(path, fb, fa, Why::Keyword(k));
                     self.go_on(r)?;
                 }
             }
-        }
-        if tb.intersects(Types::STRING) {
-            if let Err(k) = strings(fb, fa, self.formats) {
+        if tb.intersects(Types::STRING)
+            && let Err(k) = strings(fb, fa, self.formats) {
                 {
                     let r = self.stop(path, fb, fa, Why::Keyword(k));
                     self.go_on(r)?;
                 }
             }
-        }
         if tb.intersects(Types::ARRAY) {
             self.arrays(fb, fa, path)?;
         }

@@ -136,11 +136,12 @@ pub fn block(report: &Value) -> String {
         let approximated = if l.widening + l.narrowing == 0 { "0".to_owned() } else { format!("{} ({}w, {}n)", l.widening + l.narrowing, l.widening, l.narrowing) };
         let _ = writeln!(
             s,
-            "| [`{0}`](reports/{0}.md) | {1} | `{2}` | {3} | {4} | {5} | {6} | {7} |",
+            "| [`{0}`](reports/{0}.md) | {1} | `{2}` | {3} ({4}) | {5} | {6} | {7} | {8} |",
             l.name,
             package_and_path(l),
             l.target,
-            format!("{} ({})", l.exact, l.exact_proven),
+            l.exact,
+            l.exact_proven,
             approximated,
             l.refused,
             marks(l),

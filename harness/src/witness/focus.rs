@@ -61,7 +61,7 @@ impl<'s> Aim<'s> {
     pub(super) fn candidate(&mut self, k: usize, rng: &mut TestRng) -> Value {
         let local = match self.direct.get(k) {
             Some(v) => v.clone(),
-            None if k % 2 == 0 => draw(&self.included, rng, Pool::Valid),
+            None if k.is_multiple_of(2) => draw(&self.included, rng, Pool::Valid),
             None => draw(&self.including, rng, Pool::NearMiss),
         };
         let mut whole = draw(&self.whole, rng, Pool::Valid);
