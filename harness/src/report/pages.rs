@@ -152,8 +152,22 @@ fn run_summary(t: &TranslatorReport, report: &Report) -> String {
         0 => String::new(),
         n => format!("; it threw on {n} of them (crashes, counted as failed or known)"),
     };
+    let e = &trials.evidence;
+    let direction = |name: &str, d: &super::model::DirectionEvidence| format!("{name}: proven absent on {}, shown by a witness on {}, unknown on {}", d.proven, d.shown.len(), d.unknown.len());
+    let evidence = if e.compared == 0 {
+        String::new()
+    } else {
+        format!(
+            ". Of the {} trials that compared a projection with its source, {} are proven exact and {} proven within the table; {}; {} (CONTRACT section 5; report.json lists each)",
+            e.compared,
+            e.proven_exact,
+            e.proven_within_table,
+            direction("widening", &e.widening),
+            direction("narrowing", &e.narrowing)
+        )
+    };
     format!(
-        "{} cases ({corpus}): {} passed, {} failed, {} known violations, {} skipped{crashes}",
+        "{} cases ({corpus}): {} passed, {} failed, {} known violations, {} skipped{crashes}{evidence}",
         trials.cases, trials.passed, trials.failed, trials.known_violations, trials.skipped
     )
 }
