@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use schema_fidelity::budget::Budgets;
 use schema_fidelity::corpus::Case;
@@ -32,9 +33,12 @@ fn case<'a>(loaded: &'a Loaded, id: &str) -> &'a Arc<Case> {
 
 /// `check --format json -t TRANSLATOR` on `schema`, from the repository, with `env` set.
 fn check_cli(schema: &Value, translator: &str, env: &[(&str, &str)]) -> Value {
-    let dir = std::env::temp_dir().join(format!("schema-fidelity-evidence-{}-{translator}", std::process::id()));
+    // A directory per call: the tests run on threads of one process, and each removes its own.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("schema-fidelity-evidence-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch directory");
-    let file = dir.join(format!("{}.json", env.len()));
+    let file = dir.join("schema.json");
     std::fs::write(&file, schema.to_string()).expect("write the schema");
     let mut cmd = Command::new(BIN);
     cmd.args(["check", file.to_str().expect("utf-8 path"), "--format", "json", "--translator", translator]).current_dir(repo());
