@@ -35,6 +35,7 @@ pub mod codec;
 pub mod corpus;
 pub mod dialect;
 pub mod external;
+pub mod hash;
 pub mod json;
 pub mod measure;
 pub mod oracle;

@@ -88,6 +88,10 @@ fn emit(text: &str) {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Ask the adapters for every schema: neither read nor write the projection cache
+    /// (target/schema-fidelity/projections; also SCHEMA_FIDELITY_NO_CACHE=1)
+    #[arg(long, global = true)]
+    no_cache: bool,
 }
 
 #[derive(Subcommand)]
@@ -214,6 +218,8 @@ const EXIT_HELP: &str = concat!(
     "\n",
     "The project is found from the current directory upwards (a folder holding dispositions/ and corpus/).\n",
     "The JSON-Schema-Test-Suite is read from ../shared/jsts or $SCHEMA_FIDELITY_JSTS.\n",
+    "External translators' answers are kept in target/schema-fidelity/projections while their adapter and\n",
+    "packages are unchanged; --no-cache (or SCHEMA_FIDELITY_NO_CACHE=1) asks the adapters every time.\n",
     "Every SCHEMA_FIDELITY_* variable is checked before a command runs: a value it cannot take (a budget\n",
     "that is not a whole number up to its ceiling) is a usage error naming it; `report` writes nothing\n",
     "while a budget or witness setting differs from its default.\n",
@@ -248,13 +254,16 @@ fn main() -> ExitCode {
     };
     // Every setting, for every command, before anything runs: a variable the harness cannot use
     // is a usage error naming it, never a default taken in its place.
-    let settings = match Settings::from_env() {
+    let mut settings = match Settings::from_env() {
         Ok(settings) => settings,
         Err(problems) => {
             eprintln!("error: {}", problems.replace('\n', "\nerror: "));
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    if cli.no_cache {
+        settings.adapters.cache = false;
+    }
     for note in settings.notes() {
         eprintln!("note: {note}");
     }

@@ -12,6 +12,7 @@
 //! | `SCHEMA_FIDELITY_SEED`, `_DRAWS`, `_GENERATE` | the witness search ([`witness::Settings`]); draws at most [`MAX_DRAWS`] | `run`, `report`, `explain`, `check` |
 //! | `SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS`, `_ADAPTER_START_TIMEOUT_MS` | adapter timeouts, 1 to [`MAX_TIMEOUT_MS`] | every command that runs an adapter |
 //! | `SCHEMA_FIDELITY_PROTOCOL_STRICT` | strict adapter protocol: `1`, or `0`/empty | the same |
+//! | `SCHEMA_FIDELITY_NO_CACHE` | `1`: answer every schema from the adapters, neither reading nor writing the projection cache ([`external::cache`]) | the same |
 //! | `SCHEMA_FIDELITY_JSTS` | where the JSON-Schema-Test-Suite is ([`crate::project`]) | every command that loads the corpus |
 //! | `SCHEMA_FIDELITY_BLESS` | `1`, or `0`/empty: lets `cargo test --test reports` rewrite reports/ | the tests (checked here too) |
 //! | `SCHEMA_FIDELITY_TEST_PAUSE_AT` | a test hook: `report` stops at this step of its write until killed ([`crate::report::PAUSE_STEPS`]) | `report` |
@@ -51,6 +52,7 @@ const KNOWN: &[&str] = &[
     external::TIMEOUT_ENV,
     external::START_TIMEOUT_ENV,
     external::protocol::STRICT_ENV,
+    external::cache::NO_CACHE_ENV,
     crate::project::SUITE_ENV,
     crate::report::BLESS_ENV,
     TEST_PAUSE_ENV,
@@ -114,6 +116,7 @@ impl Settings {
             }
         };
         let strict = switch(external::protocol::STRICT_ENV);
+        let no_cache = switch(external::cache::NO_CACHE_ENV);
         let _ = switch(crate::report::BLESS_ENV);
         let test_pause = var(TEST_PAUSE_ENV).filter(|s| !s.is_empty());
         if let Some(step) = &test_pause
@@ -129,7 +132,7 @@ impl Settings {
         if !problems.is_empty() {
             return Err(problems.join("\n"));
         }
-        let adapters = external::Config { request_timeout, start_timeout, strict, ..defaults };
+        let adapters = external::Config { request_timeout, start_timeout, strict, cache: !no_cache, ..defaults };
         Ok(Self { budgets, witness, adapters, test_pause, unknown })
     }
 

@@ -25,8 +25,12 @@ impl Run {
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Run {
+    run_in_with(dir, args, &[])
+}
+
+fn run_in_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut cmd = Command::new(BIN);
-    cmd.args(args).current_dir(dir);
+    cmd.args(args).current_dir(dir).envs(env.iter().copied());
     if !dir.starts_with(repo()) {
         // A throwaway project: no suite, so runs stay small and do not depend on the machine.
         cmd.env("SCHEMA_FIDELITY_JSTS", dir.join("no-suite-here"));
@@ -1086,4 +1090,52 @@ fn the_reports_read_well_in_a_browser_anchors_land_and_filters_filter() {
     assert!(shown.iter().all(|r| refused_cell(r)), "every row shown is a refusal");
     assert_eq!(body_data(&filtered, "columns-shown").as_deref(), Some("1"));
     assert!(filtered.contains("<td data-col=\"identity\" hidden=\"\">"), "identity's column is hidden");
+}
+
+// ---- the projection cache ----------------------------------------------------------------------
+
+/// The number of times the scratch project's `ident` adapter has started (it logs each start).
+fn starts(s: &Scratch) -> usize {
+    std::fs::read_to_string(s.0.join("starts.log")).map_or(0, |log| log.lines().count())
+}
+
+#[test]
+fn a_schema_checked_before_is_answered_without_starting_its_adapter_until_the_adapter_changes() {
+    let s = Scratch::new("projection-cache");
+    python_identity(&s, "external");
+    // The adapter logs each start, before it serves.
+    s.edit("adapters/ident.py", "from sf_adapter import serve\n", "from sf_adapter import serve\nopen(os.path.join(os.getcwd(), 'starts.log'), 'a').write('started\\n')\n");
+    s.write("tool.json", OBJECT_SCHEMA);
+    let first = s.run(&["check", "tool.json", "-t", "external"]);
+    assert_eq!(first.code, 0, "{}", first.all());
+    assert_eq!(starts(&s), 1, "{}", first.all());
+    let again = s.run(&["check", "tool.json", "-t", "external"]);
+    assert_eq!((again.code, &again.stdout), (0, &first.stdout), "the same verdict from the kept answer: {}", again.all());
+    assert_eq!(starts(&s), 1, "a schema checked before does not start the adapter");
+    // Another schema is a miss.
+    s.write("other.json", r#"{"type":"object","properties":{"q":{"type":"string"}}}"#);
+    assert_eq!(s.run(&["check", "other.json", "-t", "external"]).code, 0);
+    assert_eq!(starts(&s), 2);
+    // --no-cache and the variable ask the adapter.
+    assert_eq!(s.run(&["check", "tool.json", "-t", "external", "--no-cache"]).code, 0);
+    assert_eq!(starts(&s), 3);
+    assert_eq!(run_in_with(&s.0, &["check", "tool.json", "-t", "external"], &[("SCHEMA_FIDELITY_NO_CACHE", "1")]).code, 0);
+    assert_eq!(starts(&s), 4);
+    // An edit beside the adapter (a module it may import) is another fingerprint: asked again.
+    s.write("adapters/helper.py", "X = 1\n");
+    assert_eq!(s.run(&["check", "tool.json", "-t", "external"]).code, 0);
+    assert_eq!(starts(&s), 5);
+    // An adapter that now drops `minLength` is judged on what it answers now, not on what it
+    // answered before: the check finds the loss.
+    s.write(
+        "adapters/ident.py",
+        "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nfrom sf_adapter import serve\n\
+         open(os.path.join(os.getcwd(), 'starts.log'), 'a').write('started\\n')\n\
+         def drop(s):\n    if isinstance(s, dict):\n        return {k: drop(v) for k, v in s.items() if k != 'minLength'}\n    return s\n\
+         serve('ident', '1.0.0', {'external': lambda schema: {'schema': drop(schema), 'dialect': 'json-schema'}})\n",
+    );
+    let changed = s.run(&["check", "tool.json", "-t", "external"]);
+    assert_eq!(starts(&s), 6, "{}", changed.all());
+    assert_ne!(changed.code, 0, "the dropped minLength is found: {}", changed.all());
+    assert!(changed.stdout.contains("minLength"), "{}", changed.all());
 }

@@ -29,9 +29,14 @@
 //! handshake with `unavailable` (its package is missing), [`Translator::unavailable`] says so with
 //! the table's `install:` command, and the trials are skipped with that reason.
 //!
+//! **Cached answers.** An answer confirmed by two equal translations is kept on disk ([`cache`])
+//! and given again while the adapter's code and installed packages are unchanged: a schema seen
+//! before does not start the adapter. The adapter starts on the first miss.
+//!
 //! Knobs (environment): [`TIMEOUT_ENV`] (per request, default 10 s), [`START_TIMEOUT_ENV`]
-//! (handshake, default 30 s) and [`protocol::STRICT_ENV`].
+//! (handshake, default 30 s), [`protocol::STRICT_ENV`] and [`cache::NO_CACHE_ENV`].
 
+pub mod cache;
 pub mod entry;
 pub mod process;
 pub mod protocol;
@@ -46,6 +51,7 @@ use std::time::Duration;
 use schema_fidelity_translators::{Crash, Fault, Outcome, Translator};
 use serde_json::Value;
 
+use self::cache::{Cache, Call};
 use self::process::{Process, ReceiveError, StdoutEvent};
 use self::protocol::{AnswerBody, LineError, Response, Started, Via};
 
@@ -70,6 +76,10 @@ pub struct Config {
     /// Consecutive requests left unanswered within the timeout after which the adapter is given
     /// up on for the run: a hung adapter would otherwise cost the full timeout on every case.
     pub hang_attempts: u32,
+    /// Keep confirmed answers on disk and give them again ([`cache`]). Off by default, so that a
+    /// test of an adapter's behaviour sees the adapter; the commands and the contract trials
+    /// turn it on unless [`cache::NO_CACHE_ENV`] (or `--no-cache`) says otherwise.
+    pub cache: bool,
 }
 
 impl Default for Config {
@@ -81,6 +91,7 @@ impl Default for Config {
             strict: false,
             start_attempts: 3,
             hang_attempts: 2,
+            cache: false,
         }
     }
 }
@@ -95,6 +106,7 @@ impl Config {
             request_timeout: millis(TIMEOUT_ENV).unwrap_or(defaults.request_timeout),
             start_timeout: millis(START_TIMEOUT_ENV).unwrap_or(defaults.start_timeout),
             strict: protocol::strict_from_env(),
+            cache: !matches!(std::env::var(cache::NO_CACHE_ENV).as_deref().map(str::trim), Ok("1")),
             ..defaults
         }
     }
@@ -224,6 +236,12 @@ impl Adapter {
             State::Running(r) => Some(r.process.pid()),
             _ => None,
         }
+    }
+
+    /// Whether the adapter has been started, or tried, in this run.
+    #[must_use]
+    pub fn has_run(&self) -> bool {
+        !matches!(&*self.lock(), State::Idle { failed_starts: 0, hangs: 0 })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -464,12 +482,27 @@ fn faulted(message: String) -> Outcome {
 pub struct ExternalTranslator {
     name: String,
     adapter: Arc<Adapter>,
+    cache: Option<Arc<Cache>>,
 }
 
 impl ExternalTranslator {
+    /// A translator that asks `adapter` every time.
     #[must_use]
     pub fn new(name: impl Into<String>, adapter: Arc<Adapter>) -> Self {
-        Self { name: name.into(), adapter }
+        Self { name: name.into(), adapter, cache: None }
+    }
+
+    /// A translator that asks `cache` first, and `adapter` on a miss.
+    #[must_use]
+    pub fn cached(name: impl Into<String>, adapter: Arc<Adapter>, cache: Arc<Cache>) -> Self {
+        Self { name: name.into(), adapter, cache: Some(cache) }
+    }
+
+    /// Keep the handshake once the adapter has answered through it.
+    fn keep_started(&self, cache: &Cache) {
+        if let Some(started) = self.adapter.started() {
+            cache.keep_started(&started);
+        }
     }
 
     #[must_use]
@@ -484,35 +517,59 @@ impl Translator for ExternalTranslator {
     }
 
     fn translate(&self, source: &Value) -> Outcome {
-        self.adapter.translate(&self.name, source)
+        let Some(cache) = &self.cache else { return self.adapter.translate(&self.name, source) };
+        if let Some(kept) = cache.get(&self.name, Call::Conversion, source) {
+            return kept;
+        }
+        let outcome = self.adapter.translate(&self.name, source);
+        self.keep_started(cache);
+        cache.offer(&self.name, source, &outcome);
+        outcome
     }
 
+    /// Not asked of the adapter (which would start it) when it has started under the same
+    /// fingerprint before: a missing package changes the fingerprint.
     fn unavailable(&self) -> Option<String> {
+        if self.cache.as_ref().is_some_and(|c| c.started().is_some()) && !self.adapter.has_run() {
+            return None;
+        }
         self.adapter.unavailable()
     }
 
     fn through_entry(&self, source: &Value) -> Option<Outcome> {
-        Some(self.adapter.translate_through_entry(&self.name, source))
+        let Some(cache) = &self.cache else { return Some(self.adapter.translate_through_entry(&self.name, source)) };
+        if let Some(kept) = cache.get(&self.name, Call::Entry, source) {
+            return Some(kept);
+        }
+        let outcome = self.adapter.translate_through_entry(&self.name, source);
+        self.keep_started(cache);
+        cache.offer_entry(&self.name, source, &outcome);
+        Some(outcome)
     }
 }
 
 /// The external translators declared by `tables` (name, `run:` command, `install:` command), one
-/// adapter process per distinct command, run from `root`.
+/// adapter process per distinct command, run from `root`, each behind its cache when
+/// [`Config::cache`] says so.
 #[must_use]
 pub fn from_tables<'a>(root: &std::path::Path, tables: impl IntoIterator<Item = (&'a str, &'a [String], Option<&'a str>)>, config: &Config) -> BTreeMap<String, Arc<ExternalTranslator>> {
-    let mut adapters: BTreeMap<Vec<String>, Arc<Adapter>> = BTreeMap::new();
+    type Shared = (Arc<Adapter>, Option<Arc<Cache>>);
+    let mut adapters: BTreeMap<Vec<String>, Shared> = BTreeMap::new();
     let mut out = BTreeMap::new();
     for (name, command, install) in tables {
-        let adapter = adapters
+        let (adapter, cache) = adapters
             .entry(command.to_vec())
             .or_insert_with(|| {
-                Arc::new(Adapter::new(
-                    AdapterSpec { command: command.to_vec(), cwd: root.to_owned(), install: install.map(str::to_owned) },
-                    config.clone(),
-                ))
+                let spec = AdapterSpec { command: command.to_vec(), cwd: root.to_owned(), install: install.map(str::to_owned) };
+                let cache = config.cache.then(|| Arc::new(Cache::open(&spec)));
+                (Arc::new(Adapter::new(spec, config.clone())), cache)
             })
             .clone();
-        out.insert(name.to_owned(), Arc::new(ExternalTranslator::new(name, adapter)));
+        let translator = match cache {
+            Some(cache) => ExternalTranslator::cached(name, adapter, cache),
+            None => ExternalTranslator::new(name, adapter),
+        };
+        out.insert(name.to_owned(), Arc::new(translator));
     }
     out
 }

@@ -54,7 +54,7 @@ pub enum Via {
 }
 
 /// The adapter's answer to the handshake.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Started {
     pub protocol: u32,
     pub name: String,

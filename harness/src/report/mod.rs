@@ -28,7 +28,6 @@ pub mod compare;
 pub mod diff;
 pub mod explain;
 pub mod families;
-pub mod hash;
 pub mod headline;
 pub mod matrix;
 pub mod model;

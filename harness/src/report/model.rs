@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::anchor;
-use super::hash;
+use crate::hash;
 use super::progress::Progress;
 use crate::corpus::Case;
 use crate::oracle::{self, Attribution, Env, Verdict, Witness};

@@ -1,4 +1,5 @@
-//! A stable content hash for the report's fingerprints of the tables and the corpus.
+//! A stable content hash: the report's fingerprints of the tables and the corpus, and the keys of
+//! the projection cache ([`crate::external::cache`]).
 //!
 //! The report records *which* tables and corpus it was computed from, so that a reader can tell
 //! a stale report from a current one. That needs a hash that is the same on every machine and
@@ -36,6 +37,12 @@ impl Fnv1a {
     pub fn write_framed(&mut self, bytes: &[u8]) {
         self.write(&(bytes.len() as u64).to_le_bytes());
         self.write(bytes);
+    }
+
+    /// The hash so far.
+    #[must_use]
+    pub fn value(&self) -> u64 {
+        self.0
     }
 
     /// The hash as the report spells it: `fnv1a64:` and 16 hex digits.
