@@ -16,9 +16,10 @@
 //! into [`Outcome::Faulted`] for the case it hit, with the last lines of the adapter's stderr; the
 //! process is killed and reaped (with every process it started: it runs in its own process
 //! group, see [`process`]), and the next case starts a fresh one. An adapter that fails to start
-//! [`Config::start_attempts`] times in a row, or leaves [`Config::hang_attempts`] requests in a row
-//! unanswered within the timeout, is given up on for the run, so a broken or hung adapter costs a
-//! few timeouts, not one per case. Stderr is drained continuously into a bounded ring, so a flood
+//! [`Config::start_attempts`] times in a row is given up on for the run. After a hang, a new process
+//! is asked about a trivial schema: a hang that is one schema's alone costs that case its timeout,
+//! and an adapter that does not answer the probe either is given up on for the run, so a hung
+//! adapter costs two timeouts, not one per case. Stderr is drained continuously into a bounded ring, so a flood
 //! there neither stalls the adapter nor grows memory.
 //!
 //! **Crashes are not faults.** An `error` answer means the wrapped package threw on the schema (a
@@ -73,9 +74,6 @@ pub struct Config {
     pub strict: bool,
     /// Consecutive failed starts after which the adapter is given up on for the run.
     pub start_attempts: u32,
-    /// Consecutive requests left unanswered within the timeout after which the adapter is given
-    /// up on for the run: a hung adapter would otherwise cost the full timeout on every case.
-    pub hang_attempts: u32,
     /// Keep confirmed answers on disk and give them again ([`cache`]). Off by default, so that a
     /// test of an adapter's behaviour sees the adapter; the commands and the contract trials
     /// turn it on unless [`cache::NO_CACHE_ENV`] (or `--no-cache`) says otherwise.
@@ -90,7 +88,6 @@ impl Default for Config {
             max_line_bytes: 16 * 1024 * 1024,
             strict: false,
             start_attempts: 3,
-            hang_attempts: 2,
             cache: false,
         }
     }
@@ -148,13 +145,13 @@ pub struct Adapter {
 enum GiveUp {
     /// Too many failed starts: the last fault.
     Starts(String),
-    /// Too many consecutive requests unanswered: the last fault.
+    /// A request went unanswered, and so did a probe of a new process: the fault.
     Hangs(String),
 }
 
 enum State {
-    /// Not running: failed starts in a row, and requests left unanswered in a row before it.
-    Idle { failed_starts: u32, hangs: u32 },
+    /// Not running: failed starts in a row.
+    Idle { failed_starts: u32 },
     Running(Box<Running>),
     /// Not installed: the reason, with the install hint. Permanent for the run.
     Unavailable(String),
@@ -166,8 +163,6 @@ struct Running {
     process: Process,
     started: Started,
     next_id: u64,
-    /// Requests left unanswered in a row (across restarts) before the current one.
-    hangs: u32,
 }
 
 /// Why an exchange broke the process; the process is then stopped and restarted.
@@ -212,7 +207,7 @@ enum StartError {
 impl Adapter {
     #[must_use]
     pub fn new(spec: AdapterSpec, config: Config) -> Self {
-        Self { spec, config, state: Mutex::new(State::Idle { failed_starts: 0, hangs: 0 }) }
+        Self { spec, config, state: Mutex::new(State::Idle { failed_starts: 0 }) }
     }
 
     #[must_use]
@@ -241,7 +236,7 @@ impl Adapter {
     /// Whether the adapter has been started, or tried, in this run.
     #[must_use]
     pub fn has_run(&self) -> bool {
-        !matches!(&*self.lock(), State::Idle { failed_starts: 0, hangs: 0 })
+        !matches!(&*self.lock(), State::Idle { failed_starts: 0 })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -303,25 +298,52 @@ impl Adapter {
         let id = running.next_id;
         running.next_id += 1;
         match self.exchange(running, id, translator, schema, via) {
-            Ok(outcome) => {
-                running.hangs = 0;
-                outcome
-            }
+            Ok(outcome) => outcome,
             Err(breakage) => {
-                let State::Running(running) = std::mem::replace(&mut *state, State::Idle { failed_starts: 0, hangs: 0 }) else {
+                let State::Running(running) = std::mem::replace(&mut *state, State::Idle { failed_starts: 0 }) else {
                     return faulted(breakage.to_string());
                 };
-                let hangs = if matches!(breakage, Breakage::Hang { .. } | Breakage::Unread { .. }) { running.hangs + 1 } else { 0 };
+                let hung = matches!(breakage, Breakage::Hang { .. } | Breakage::Unread { .. });
                 let who = format!("{} ({} {})", self.spec.label(), running.started.name, running.started.version);
                 let (status, tail) = running.process.terminate();
                 let status = status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string());
-                if hangs >= self.config.hang_attempts {
-                    let message = format!("{who}: {breakage}\nthe adapter was stopped ({status}) and given up on for this run: {hangs} requests in a row went unanswered\n{tail}");
-                    *state = State::GivenUp(GiveUp::Hangs(message.clone()));
-                    return faulted(message);
+                if !hung {
+                    return faulted(format!("{who}: {breakage}\nthe adapter was stopped ({status}); the next case starts a new one\n{tail}"));
                 }
-                *state = State::Idle { failed_starts: 0, hangs };
-                faulted(format!("{who}: {breakage}\nthe adapter was stopped ({status}); the next case starts a new one\n{tail}"))
+                // A hang may be this schema's alone (a translator that loops on one keyword): a
+                // new process is asked about a trivial schema, and only when that goes
+                // unanswered too is the adapter given up, rather than failing every case after.
+                match self.probe(&mut state, translator) {
+                    Ok(()) => faulted(format!("{who}: {breakage}\nthe adapter was stopped ({status}); a new one answered a probe and serves the next case\n{tail}")),
+                    Err(why) => {
+                        let message = format!("{who}: {breakage}\nthe adapter was stopped ({status}) and given up on for this run: {why}\n{tail}");
+                        *state = State::GivenUp(GiveUp::Hangs(message.clone()));
+                        faulted(message)
+                    }
+                }
+            }
+        }
+    }
+
+    /// After a hang: start a new process and ask it to translate a trivial schema within the
+    /// request timeout. `Ok` leaves it running; `Err` says why the adapter cannot be trusted.
+    fn probe(&self, state: &mut State, translator: &str) -> Result<(), String> {
+        if let Err(fault) = self.ensure_running(state) {
+            return Err(format!("a new one did not start: {fault}"));
+        }
+        let State::Running(running) = &mut *state else { return Err("a new one did not start".to_owned()) };
+        let id = running.next_id;
+        running.next_id += 1;
+        let trivial = serde_json::json!({"type": "object"});
+        match self.exchange(running, id, translator, &trivial, None) {
+            Ok(Outcome::Faulted(fault)) => Err(format!("a new one faulted on a probe (`{trivial}`): {fault}")),
+            Ok(_) => Ok(()),
+            Err(breakage) => {
+                let State::Running(running) = std::mem::replace(state, State::Idle { failed_starts: 0 }) else {
+                    return Err(breakage.to_string());
+                };
+                let _ = running.process.terminate();
+                Err(format!("a new one did not answer a probe (`{trivial}`) either: {breakage}"))
             }
         }
     }
@@ -384,7 +406,7 @@ impl Adapter {
 
     /// Start the process if it is not running. `Err` carries the fault for the current request.
     fn ensure_running(&self, state: &mut State) -> Result<(), String> {
-        let (failed_starts, hangs) = match state {
+        let failed_starts = match state {
             State::Running(_) => return Ok(()),
             State::Unavailable(reason) => return Err(reason.clone()),
             State::GivenUp(GiveUp::Starts(last)) => {
@@ -392,17 +414,15 @@ impl Adapter {
             }
             State::GivenUp(GiveUp::Hangs(last)) => {
                 return Err(format!(
-                    "{}: gave up for this run after {} requests in a row went unanswered within {} ms (not waited for again); the last one: {last}",
+                    "{}: gave up for this run after a request and a probe went unanswered within {} ms (not waited for again): {last}",
                     self.spec.label(),
-                    self.config.hang_attempts,
                     self.config.request_timeout.as_millis()
                 ));
             }
-            State::Idle { failed_starts, hangs } => (*failed_starts, *hangs),
+            State::Idle { failed_starts } => *failed_starts,
         };
         match self.start() {
-            Ok(mut running) => {
-                running.hangs = hangs;
+            Ok(running) => {
                 *state = State::Running(Box::new(running));
                 Ok(())
             }
@@ -415,7 +435,7 @@ impl Adapter {
                 *state = if failed_starts >= self.config.start_attempts {
                     State::GivenUp(GiveUp::Starts(message.clone()))
                 } else {
-                    State::Idle { failed_starts, hangs }
+                    State::Idle { failed_starts }
                 };
                 Err(message)
             }
@@ -459,7 +479,7 @@ impl Adapter {
             Ok(Response::Started { mut started }) if started.protocol == protocol::VERSION => {
                 started.name = crate::terminal::sanitize(&started.name);
                 started.version = crate::terminal::sanitize(&started.version);
-                Ok(Running { process, started, next_id: 1, hangs: 0 })
+                Ok(Running { process, started, next_id: 1 })
             }
             Ok(Response::Started { started }) => {
                 Err(fail(process, format!("it speaks protocol {}, the harness speaks {}", started.protocol, protocol::VERSION)))
