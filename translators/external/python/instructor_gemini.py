@@ -88,6 +88,17 @@ def _model(schema):
     return Arguments
 
 
+def _same_recursion_error(call):
+    """Run `call`; a RecursionError (instructor recursing into a reference cycle) is raised again
+    with CPython's message stem only. The rest of its message names the C call the depth limit was
+    hit in ("while calling a Python object", "in comparison", ...), which varies with the stack
+    depth the call started from, so the path and the public call would differ in text alone."""
+    try:
+        return call()
+    except RecursionError as error:
+        raise RecursionError("maximum recursion depth exceeded") from error
+
+
 def _wire_json(parameters):
     # What google-genai writes into the request: the Schema's set fields under their field names.
     return proto_json_names(parameters.model_dump(mode="json", exclude_none=True)) if parameters is not None else {}
@@ -97,7 +108,7 @@ def translate(schema):
     # GenAIToolsHandler.prepare_request: prepare_response_model, then
     # map_to_genai_schema(_get_model_schema(prepared_model)) as the declaration's parameters.
     prepared = prepare_response_model(_model(schema))
-    parameters = gemini_utils.map_to_genai_schema(gemini_utils._get_model_schema(prepared))
+    parameters = _same_recursion_error(lambda: gemini_utils.map_to_genai_schema(gemini_utils._get_model_schema(prepared)))
     declaration = types.FunctionDeclaration(name="Arguments", parameters=parameters)
     return {"schema": _wire_json(declaration.parameters), "dialect": "gemini-proto"}
 
@@ -110,8 +121,8 @@ def entry(schema):
         genai.Client(api_key="x", http_options=types.HttpOptions(client_args={"transport": wire.transport(httpx2)})),
         mode=instructor.Mode.GENAI_TOOLS,
     )
-    body = wire.send(lambda: client.chat.completions.create(
-        model=MODEL, response_model=_model(schema), messages=[{"role": "user", "content": "hi"}], max_retries=0))
+    body = _same_recursion_error(lambda: wire.send(lambda: client.chat.completions.create(
+        model=MODEL, response_model=_model(schema), messages=[{"role": "user", "content": "hi"}], max_retries=0)))
     declaration = body["tools"][0]["functionDeclarations"][0]
     return {"schema": proto_json_names(declaration.get("parameters", {})), "dialect": "gemini-proto"}
 
