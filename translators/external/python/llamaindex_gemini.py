@@ -1,8 +1,8 @@
 """Adapter: LlamaIndex on Gemini (llama-index-llms-google-genai 0.11.3, llama-index-tools-mcp 0.6.0,
 llama-index-core 0.14.25), what an MCP tool's input schema becomes when a LlamaIndex LLM or agent on
 `GoogleGenAI` sends it. The public call: `GoogleGenAI(model=...).chat_with_tools(tools=McpToolSpec(
-client=session).to_tool_list(), ...)` (what `FunctionAgent` and `ReActAgent`-free tool calling reach
-through `astream_chat_with_tools`: every one goes through `GoogleGenAI._prepare_chat_with_tools`).
+client=session).to_tool_list(), ...)`; a `FunctionAgent` on `GoogleGenAI` reaches the same code through
+`achat_with_tools`/`astream_chat_with_tools`: all of them go through `GoogleGenAI._prepare_chat_with_tools`.
 
 Two conversions run on the schema, in two packages:
 
