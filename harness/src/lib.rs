@@ -34,6 +34,7 @@ pub mod budget;
 pub mod codec;
 pub mod corpus;
 pub mod dialect;
+pub mod disk;
 pub mod external;
 pub mod hash;
 pub mod json;

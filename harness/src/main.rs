@@ -301,6 +301,16 @@ fn status(ok: bool) -> u8 {
     if ok { EXIT_OK } else { EXIT_FINDINGS }
 }
 
+/// Tables and corpus, with the records of an earlier run read back unless the caches are off
+/// (`--no-cache`).
+fn load(settings: &Settings) -> Result<trials::Loaded, String> {
+    let mut loaded = trials::load(project()?, &Selection::All);
+    if !settings.adapters.cache {
+        loaded.records = schema_fidelity::records::Records::default();
+    }
+    Ok(loaded)
+}
+
 fn project() -> Result<Project, String> {
     let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     Project::discover(&cwd)
@@ -333,7 +343,7 @@ columns: compared  cases whose instances were compared: the projection agreed wi
          crashed   of the failed and known, the cases where the translator threw (a crash, not a refusal)";
 
 fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) -> Result<u8, String> {
-    let loaded = Arc::new(trials::load(project()?, &Selection::All));
+    let loaded = Arc::new(load(settings)?);
     let resolver = trials::resolver(&loaded, &settings.adapters);
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
     check_wanted(wanted, &names)?;
@@ -428,6 +438,13 @@ fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) ->
     } else if total[4] > 0 {
         println!("\n{} case(s) skipped: `run --verbose` lists them with their reasons", total[4]);
     }
+    let read_back = loaded.records.read_back();
+    if read_back > 0 {
+        eprintln!(
+            "note: {read_back} of {} trials read back from an earlier run with the same inputs (target/schema-fidelity/records); --no-cache judges every one",
+            read_back + loaded.records.made()
+        );
+    }
     if !failures.is_empty() {
         ok = false;
         println!("\n{} failure(s):", failures.len());
@@ -457,7 +474,7 @@ fn report_command(check_only: bool, settings: &Settings) -> Result<u8, String> {
     {
         return Err(format!("{set}: the committed reports are made with the default settings; unset these to write reports/"));
     }
-    let loaded = trials::load(project()?, &Selection::All);
+    let loaded = load(settings)?;
     let resolver = trials::resolver(&loaded, &settings.adapters);
     if let Some(reason) = unavailable_translators(&loaded, &resolver) {
         eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; install them (see .ci/run) to regenerate those");
@@ -518,7 +535,7 @@ fn report_diff(old: &str, new: Option<&String>, settings: &Settings) -> Result<u
 
 fn explain_command(translator: String, keyword: Option<String>, settings: &Settings) -> Result<u8, String> {
     let query = explain::parse_query(&[Some(translator), keyword].into_iter().flatten().collect::<Vec<_>>())?;
-    let loaded = trials::load(project()?, &Selection::All);
+    let loaded = load(settings)?;
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
     let Some((_, table, errors)) = loaded.tables.iter().find(|(n, _, _)| *n == query.translator) else {
         return Err(unknown_translator(&query.translator, &names));
@@ -536,7 +553,7 @@ fn explain_command(translator: String, keyword: Option<String>, settings: &Setti
     if let Some(reason) = translator.as_deref().and_then(|t| t.unavailable()) {
         eprintln!("note: `{}` is unavailable here, so its cases are not run: {reason}", query.translator);
     }
-    let text = explain::explain(table, &rows, translator.as_deref(), &loaded.cases, &loaded.env, true);
+    let text = explain::explain(table, &rows, translator.as_deref(), &loaded.cases, &loaded.records, &loaded.env, true);
     print!("{text}");
     Ok(EXIT_OK)
 }
@@ -583,7 +600,7 @@ fn check_command(file: &str, wanted: &[String], json: bool, settings: &Settings)
 }
 
 fn lint(settings: &Settings) -> Result<u8, String> {
-    let loaded = trials::load(project()?, &Selection::All);
+    let loaded = load(settings)?;
     let budgets = &settings.budgets;
     // What the `TRANSLATOR::lint` trials of `cargo test` reject, first: the table's own findings
     // and a translator no one provides. Every file is read; a file that does not parse is one

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use schema_fidelity_translators::root;
 use schema_fidelity_translators::walk::{self, Occurrence};
 use schema_fidelity_translators::{Cites, Crash, Dialect, Outcome, Projection, Refusal, Translator};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::attribution::{Bounds, Culprit, ProjectionSide};
@@ -65,7 +66,7 @@ pub fn compile(schema: &Value, env: &Env, assert_formats: bool) -> Result<jsonsc
 }
 
 /// One witness instance: where source and projection disagree.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Witness {
     pub direction: Direction,
     pub description: String,
@@ -89,7 +90,7 @@ pub use crate::attribution::Attribution;
 
 /// A `false` subschema of the source a widening witness is rejected at (CONTRACT §4 rule 2): an
 /// inversion, covered only by a widening mark on the row of that very occurrence.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Inversion {
     pub culprit: Culprit,
     /// The row whose widening mark covers it, if one does.
@@ -97,7 +98,7 @@ pub struct Inversion {
 }
 
 /// Why a trial failed, with the operands a test can assert on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum FailureKind {
     /// The case itself is broken (invalid schema, wrong expected validity).
     BadCase,
@@ -149,7 +150,7 @@ pub enum FailureKind {
 }
 
 /// A failed trial: what failed and the full message.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
     pub kind: FailureKind,
     pub message: String,
@@ -157,7 +158,7 @@ pub struct Failure {
 }
 
 /// The verdict of one trial.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Verdict {
     Pass(Summary),
     Fail(Failure),
@@ -168,7 +169,7 @@ pub enum Verdict {
 }
 
 /// What a passing trial saw: the outcome and the deviations the table allowed.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Summary {
     pub refused: bool,
     /// Of the generated source-side draws, how many the source accepted and how many were made
@@ -380,7 +381,7 @@ pub struct Judged {
 /// What a trial knows about one direction of deviation (CONTRACT §5): a proof that no instance
 /// deviates that way, a validated witness that one does, or neither. A row that declares the
 /// direction is never evidence.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Evidence {
     /// The prover showed that no instance deviates this way ([`crate::prover`]).
     Proven,
@@ -402,7 +403,7 @@ impl Evidence {
 }
 
 /// The evidence of one trial, per direction.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrialEvidence {
     /// Whether the projection accepts something the source rejects.
     pub widening: Evidence,

@@ -39,7 +39,7 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 /// The direction of an approximation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// The projection accepts more than the source.

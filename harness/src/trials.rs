@@ -211,7 +211,11 @@ pub fn load(project: Project, selection: &Selection) -> Loaded {
             c.file = project.relative(&c.file).to_owned();
         }
     }
-    Loaded { project, env, tables, cases, corpus_errors, records: Records::default() }
+    // Records whose inputs have not changed since an earlier run are read back, not judged again
+    // (`records::kept`), unless the caches are off.
+    let keep = !matches!(std::env::var(crate::external::cache::NO_CACHE_ENV).as_deref().map(str::trim), Ok("1"));
+    let records = if keep { Records::kept_under(&project.root) } else { Records::default() };
+    Loaded { project, env, tables, cases, corpus_errors, records }
 }
 
 /// The outcome of running the whole contract for one translator (used by the ratchet and the CLI).

@@ -449,12 +449,17 @@ fn run_fails_when_a_translator_cannot_start() {
 }
 
 /// The main job fails on a deliberately wrong table (a check that cannot fail is the worst
-/// defect): `const` claimed refused although identity never refuses.
+/// defect): `const` claimed refused although identity never refuses. The records of the honest
+/// table's run are kept, and read back by the next run, but not once the table changed.
 #[test]
 fn run_fails_on_a_deliberately_wrong_table() {
     let s = Scratch::new("run-wrong-table");
     let out = s.run(&["run", "-t", "identity"]);
     assert_eq!(out.code, 0, "the honest table passes: {}", out.all());
+    assert!(!out.stderr.contains("read back"), "nothing kept yet: {}", out.all());
+    let again = s.run(&["run", "-t", "identity"]);
+    assert_eq!((again.code, &again.stdout), (0, &out.stdout), "{}", again.all());
+    assert!(again.stderr.contains("trials read back from an earlier run with the same inputs"), "{}", again.all());
     s.edit("dispositions/identity.yaml", "  const: { disposition: preserved }", "  const: { disposition: refused }");
     let out = s.run(&["run", "-t", "identity"]);
     assert_eq!(out.code, 1, "{}", out.all());

@@ -23,6 +23,7 @@ use schema_fidelity::budget::Budgets;
 use schema_fidelity::corpus::{Case, Instance, Origin};
 use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
 use schema_fidelity::project::Project;
+use schema_fidelity::records::Records;
 use schema_fidelity::report::model::{self, Corpus, Fingerprint, Report, Tool};
 use schema_fidelity::report::progress::Progress;
 use schema_fidelity::report::{self, anchor, check, explain, pages};
@@ -367,7 +368,7 @@ fn explain_shows_a_generated_witness_when_the_corpus_has_none() {
         &[(json!({ "code": "abc" }), true)],
     )];
     let rows = explain::find_rows(&table, "pattern", None).expect("pattern row");
-    let text = explain::explain(&table, &rows, Some(&Dropper), &cases, &Env::default(), false);
+    let text = explain::explain(&table, &rows, Some(&Dropper), &cases, &Records::default(), &Env { name_rows: true, ..Env::default() }, false);
     assert!(text.contains("dropper/pattern  (reports/dropper.md#pattern)"), "{text}");
     assert!(text.contains("table:       dispositions/dropper.yaml:"), "{text}");
     assert!(text.contains("cases:       1 use it"), "{text}");

@@ -40,3 +40,7 @@ pub use codec::Codec;
 pub use form::Form;
 pub use types::Types;
 pub use model::{Cites, Crash, Dialect, Fault, Outcome, Projection, Refusal, Translator};
+
+/// The [`Translator::fingerprint`] of every built-in translator: its code is the program's, which
+/// the records are kept under already.
+pub const BUILTIN_FINGERPRINT: u64 = 0;

@@ -29,6 +29,14 @@ pub trait Translator: Send + Sync {
     fn through_entry(&self, _source: &Value) -> Option<Outcome> {
         None
     }
+
+    /// A hash of what this translator's answers depend on besides the schema and the program
+    /// running it (an external adapter's code and installed packages), or `None` when that is not
+    /// known: the records of its trials are then never kept from one run to the next. A built-in
+    /// translator is part of the program: [`crate::BUILTIN_FINGERPRINT`].
+    fn fingerprint(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The result of a translation.

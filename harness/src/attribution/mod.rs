@@ -70,7 +70,7 @@ pub enum Judgement {
 }
 
 /// What a witness's deviation is attributed to.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Attribution {
     /// Not judged yet (as the generator hands it over).
     Unjudged,

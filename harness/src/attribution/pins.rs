@@ -12,7 +12,7 @@ use schema_fidelity_translators::walk;
 use serde_json::{Map, Value};
 
 /// One occurrence a deviation is pinned on.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Culprit {
     /// The source schema node (JSON pointer).
     pub node: String,

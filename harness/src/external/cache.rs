@@ -24,17 +24,15 @@
 //! schema's text, and each entry holds the schema itself, compared on every hit, so that a hash
 //! collision is a miss, never a wrong answer.
 //!
-//! The cache lives in `target/schema-fidelity/projections/` under the project root. Every
-//! directory on the way is created by the harness and must be a real directory: a symbolic link
-//! there turns the cache off rather than lead a write out of the project. Entries are written to a
-//! temporary file and renamed into place, so a killed run leaves whole entries or none. Anything
-//! unreadable is a miss. `--no-cache` and [`NO_CACHE_ENV`] turn it off.
+//! The cache lives in `target/schema-fidelity/projections/` under the project root, written as
+//! [`crate::disk`] writes (never through a link, whole files or none). Anything unreadable is a
+//! miss. `--no-cache` and [`NO_CACHE_ENV`] turn it off.
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::UNIX_EPOCH;
 
@@ -49,9 +47,6 @@ use crate::hash::Fnv1a;
 
 /// Set to `1` to neither read nor write the projection cache (as `--no-cache` does).
 pub const NO_CACHE_ENV: &str = "SCHEMA_FIDELITY_NO_CACHE";
-
-/// Where the caches of a project live, relative to its root.
-pub const DIR: [&str; 3] = ["target", "schema-fidelity", "projections"];
 
 /// The largest entry read back: an entry is a schema and its projection, both within the input
 /// budget; anything larger was not written by this cache.
@@ -85,6 +80,8 @@ struct Entry {
 
 /// The cache of one adapter (one fingerprint).
 pub struct Cache {
+    /// The adapter's fingerprint.
+    fingerprint: u64,
     /// `target/schema-fidelity/projections/<fingerprint>` under the project root.
     dir: PathBuf,
     /// The project root: no directory is created above it.
@@ -95,18 +92,20 @@ pub struct Cache {
     started_kept: AtomicBool,
 }
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 impl Cache {
     /// The cache of the adapter `spec` describes, under `spec.cwd` (the project root).
     #[must_use]
     pub fn open(spec: &AdapterSpec) -> Self {
-        let mut dir = spec.cwd.clone();
-        for part in DIR {
-            dir.push(part);
-        }
-        dir.push(format!("{:016x}", fingerprint(spec)));
-        Self { dir, root: spec.cwd.clone(), pending: Mutex::new(HashMap::new()), started_kept: AtomicBool::new(false) }
+        let mut dir = crate::disk::kept_dir(&spec.cwd, &["projections"]);
+        let fingerprint = fingerprint(spec);
+        dir.push(format!("{fingerprint:016x}"));
+        Self { fingerprint, dir, root: spec.cwd.clone(), pending: Mutex::new(HashMap::new()), started_kept: AtomicBool::new(false) }
+    }
+
+    /// The adapter's fingerprint (see the module documentation).
+    #[must_use]
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     /// The directory this adapter's entries go to.
@@ -119,11 +118,7 @@ impl Cache {
     #[must_use]
     pub fn get(&self, translator: &str, call: Call, schema: &Value) -> Option<Outcome> {
         let text = serde_json::to_string(schema).ok()?;
-        let file = self.entry_file(translator, call, &text);
-        if !self.is_within_real_directories(&file) {
-            return None;
-        }
-        let bytes = crate::budget::read_limited(&file, MAX_ENTRY_BYTES).ok()?;
+        let bytes = crate::disk::read_within(&self.root, &self.entry_file(translator, call, &text), MAX_ENTRY_BYTES)?;
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         (entry.schema == text && !matches!(entry.outcome, Outcome::Faulted(_))).then_some(entry.outcome)
     }
@@ -166,11 +161,7 @@ impl Cache {
     /// is then not asked whether it is available, which would start it.
     #[must_use]
     pub fn started(&self) -> Option<Started> {
-        let file = self.dir.join("started.json");
-        if !self.is_within_real_directories(&file) {
-            return None;
-        }
-        let bytes = crate::budget::read_limited(&file, MAX_ENTRY_BYTES).ok()?;
+        let bytes = crate::disk::read_within(&self.root, &self.dir.join("started.json"), MAX_ENTRY_BYTES)?;
         serde_json::from_slice::<Started>(&bytes).ok().filter(|s| s.protocol == protocol::VERSION)
     }
 
@@ -180,7 +171,7 @@ impl Cache {
             return;
         }
         if let Ok(bytes) = serde_json::to_vec(started) {
-            let _ = self.write_file(&self.dir.join("started.json"), &bytes);
+            let _ = crate::disk::write_within(&self.root, &self.dir.join("started.json"), &bytes);
         }
     }
 
@@ -193,58 +184,7 @@ impl Cache {
     fn write(&self, translator: &str, call: Call, schema: String, outcome: &Outcome) -> io::Result<()> {
         let file = self.entry_file(translator, call, &schema);
         let bytes = serde_json::to_vec(&Entry { schema, outcome: outcome.clone() }).map_err(io::Error::other)?;
-        self.write_file(&file, &bytes)
-    }
-
-    /// Write `bytes` to `file` through a temporary file beside it, creating the directories on
-    /// the way; nothing is written when one of them is not a real directory.
-    fn write_file(&self, file: &Path, bytes: &[u8]) -> io::Result<()> {
-        let parent = file.parent().ok_or_else(|| io::Error::other("no parent"))?;
-        self.make_real_directories(parent)?;
-        let temp = parent.join(format!(".tmp-{}-{}", std::process::id(), TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)));
-        let written = fs::OpenOptions::new().write(true).create_new(true).open(&temp).and_then(|mut f| f.write_all(bytes));
-        if let Err(e) = written.and_then(|()| fs::rename(&temp, file)) {
-            let _ = fs::remove_file(&temp);
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    /// Create every directory from the root down to `dir`, each a real directory (not a link).
-    fn make_real_directories(&self, dir: &Path) -> io::Result<()> {
-        let rel = dir.strip_prefix(&self.root).map_err(|_| io::Error::other("outside the project"))?;
-        let mut at = self.root.clone();
-        for part in rel.components() {
-            at.push(part);
-            match fs::symlink_metadata(&at) {
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => return Err(io::Error::other(format!("{} is not a directory", at.display()))),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(&at) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists && fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) => {}
-                    Err(e) => return Err(e),
-                },
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether every directory from the root down to `file`'s parent is a real one, and `file`
-    /// is a regular file.
-    fn is_within_real_directories(&self, file: &Path) -> bool {
-        let Ok(rel) = file.strip_prefix(&self.root) else { return false };
-        let mut at = self.root.clone();
-        let parts: Vec<_> = rel.components().collect();
-        for (i, part) in parts.iter().enumerate() {
-            at.push(part);
-            let Ok(m) = fs::symlink_metadata(&at) else { return false };
-            let last = i + 1 == parts.len();
-            if (last && !m.is_file()) || (!last && !m.is_dir()) {
-                return false;
-            }
-        }
-        true
+        crate::disk::write_within(&self.root, &file, &bytes)
     }
 }
 
@@ -332,7 +272,7 @@ pub fn fingerprint(spec: &AdapterSpec) -> u64 {
 }
 
 /// A file's identity without its bytes: canonical path, size and modification time.
-fn stamp(h: &mut Fnv1a, path: &Path) {
+pub(crate) fn stamp(h: &mut Fnv1a, path: &Path) {
     let canonical = fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
     h.write_framed(canonical.to_string_lossy().as_bytes());
     match fs::metadata(&canonical) {

@@ -556,6 +556,12 @@ impl Translator for ExternalTranslator {
         self.adapter.unavailable()
     }
 
+    /// The adapter's fingerprint ([`cache::fingerprint`]) when its answers are cached; without the
+    /// cache (`--no-cache`) its records are not kept either.
+    fn fingerprint(&self) -> Option<u64> {
+        self.cache.as_ref().map(|c| c.fingerprint())
+    }
+
     fn through_entry(&self, source: &Value) -> Option<Outcome> {
         let Some(cache) = &self.cache else { return Some(self.adapter.translate_through_entry(&self.name, source)) };
         if let Some(kept) = cache.get(&self.name, Call::Entry, source) {

@@ -19,7 +19,7 @@ use schema_fidelity_translators::vocabulary::{self, BOOLEAN_SUBSCHEMAS};
 
 use super::anchor;
 use super::model::{self, RowKey, RowReport, WitnessReport};
-use crate::records::Record;
+use crate::records::{Record, Records};
 use super::progress::Progress;
 use super::text::json_inline;
 use crate::corpus::Case;
@@ -135,15 +135,18 @@ pub fn overview(table: &Table) -> String {
 }
 
 /// Explain `rows` of `table`: run `translator` (when known) over `cases` and describe each row.
+///
+/// The cases are judged through `records` (a run's store): a record made before, in this run or
+/// kept from an earlier one, is read rather than judged again. `env` is the store's, its rows named.
 #[must_use]
-pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>, cases: &[Arc<Case>], env: &Env, show_progress: bool) -> String {
+pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>, cases: &[Arc<Case>], records: &Records, env: &Env, show_progress: bool) -> String {
     // An external translator whose runtime or package is missing is not run: its cases would all
     // fault, which says nothing about the row.
     let unavailable = translator.and_then(Translator::unavailable);
     let translator = translator.filter(|_| unavailable.is_none());
     let runs = translator.map(|t| {
         let progress = if show_progress { Progress::on_terminal(format!("running {}", table.translator), cases.len()) } else { Progress::quiet() };
-        let runs = model::run_translator(table, t, cases, env, &progress);
+        let runs = records.of_translator(table, t, cases, env, &|| progress.tick());
         progress.finish();
         runs
     });

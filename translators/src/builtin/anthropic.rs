@@ -26,6 +26,10 @@ pub struct Anthropic;
 const ROOT_COMBINATORS: [&str; 3] = ["allOf", "anyOf", "oneOf"];
 
 impl Translator for Anthropic {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "anthropic"
     }

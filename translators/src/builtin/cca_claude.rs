@@ -55,6 +55,10 @@ use crate::walk;
 pub struct CcaClaude;
 
 impl Translator for CcaClaude {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "cca-claude"
     }

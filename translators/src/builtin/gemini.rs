@@ -60,6 +60,10 @@ use crate::walk::{self, Occurrence};
 pub struct Gemini;
 
 impl Translator for Gemini {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "gemini"
     }

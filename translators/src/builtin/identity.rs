@@ -10,6 +10,10 @@ use crate::model::{Outcome, Translator};
 pub struct Identity;
 
 impl Translator for Identity {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "identity"
     }

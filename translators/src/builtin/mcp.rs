@@ -32,6 +32,10 @@ use crate::walk;
 pub struct Mcp;
 
 impl Translator for Mcp {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "mcp"
     }

@@ -19,6 +19,10 @@ use crate::root;
 pub struct ObjectRoot;
 
 impl Translator for ObjectRoot {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "object-root"
     }

@@ -31,6 +31,10 @@ use crate::walk;
 pub struct OpenAiResponses;
 
 impl Translator for OpenAiResponses {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "openai-responses"
     }

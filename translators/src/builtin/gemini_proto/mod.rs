@@ -64,6 +64,10 @@ mod tests;
 pub struct GeminiProto;
 
 impl Translator for GeminiProto {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "gemini-proto"
     }

@@ -63,6 +63,10 @@ mod tests;
 pub struct Moonshot;
 
 impl Translator for Moonshot {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "moonshot"
     }

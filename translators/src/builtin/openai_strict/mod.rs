@@ -71,6 +71,10 @@ mod tests;
 pub struct OpenAiStrict;
 
 impl Translator for OpenAiStrict {
+    fn fingerprint(&self) -> Option<u64> {
+        Some(crate::BUILTIN_FINGERPRINT)
+    }
+
     fn name(&self) -> &str {
         "openai-strict"
     }

@@ -5,7 +5,10 @@
 //! The store is a map of once-cells, so trials running in parallel that need the same record (a
 //! case trial and its translator's ratchet, say) compute it once and the later one waits for it.
 //! A store belongs to one [`Env`]: the records of a run with other witness settings are another
-//! store.
+//! store. A store may keep its records on disk ([`kept`]), so that the next run reads back the
+//! records whose inputs have not changed instead of judging them again.
+
+pub mod kept;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -78,6 +81,7 @@ type Slot = Arc<OnceLock<Arc<Record>>>;
 pub struct Records {
     slots: Mutex<HashMap<(String, String), Slot>>,
     made: std::sync::atomic::AtomicUsize,
+    kept: Option<kept::Kept>,
 }
 
 impl std::fmt::Debug for Records {
@@ -87,7 +91,15 @@ impl std::fmt::Debug for Records {
 }
 
 impl Records {
-    /// The record of `translator` on `case`, running the oracle if no one has yet.
+    /// A store that reads back the records kept under the project at `root` and keeps the ones
+    /// it makes ([`kept`]).
+    #[must_use]
+    pub fn kept_under(root: &std::path::Path) -> Self {
+        Self { kept: Some(kept::Kept::under(root)), ..Self::default() }
+    }
+
+    /// The record of `translator` on `case`, running the oracle if no one has yet (in this run,
+    /// or in an earlier one whose record is kept).
     ///
     /// `env` must be the same for every call on one store (it is the run's).
     #[must_use]
@@ -97,8 +109,15 @@ impl Records {
             slots.entry((translator.name().to_owned(), case.id.clone())).or_default().clone()
         };
         slot.get_or_init(|| {
+            if let Some(record) = self.kept.as_ref().and_then(|k| k.load(table, translator, case, env)) {
+                return Arc::new(record);
+            }
             self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            Arc::new(Record::make(table, translator, case, env))
+            let record = Record::make(table, translator, case, env);
+            if let Some(kept) = &self.kept {
+                kept.keep(table, translator, env, &record);
+            }
+            Arc::new(record)
         })
         .clone()
     }
@@ -169,6 +188,12 @@ impl Records {
     pub fn made(&self) -> usize {
         self.made.load(std::sync::atomic::Ordering::Relaxed)
     }
+
+    /// How many records this store read back from an earlier run instead of making them.
+    #[must_use]
+    pub fn read_back(&self) -> usize {
+        self.kept.as_ref().map_or(0, kept::Kept::read)
+    }
 }
 
 #[cfg(test)]
@@ -218,5 +243,107 @@ mod tests {
         assert_eq!(records.made(), 1);
         assert!(matches!(again[0].outcome, Some(Outcome::Projected(_))), "the projection judged is kept");
         assert!(again[0].rows.contains(&("maxLength".to_owned(), None)), "rows present: {:?}", again[0].rows);
+    }
+
+    /// A translator whose answers depend on nothing but the schema, as a built-in one's.
+    struct Kept(std::sync::atomic::AtomicUsize, Option<u64>);
+    impl Translator for Kept {
+        fn name(&self) -> &str {
+            "identity"
+        }
+        fn translate(&self, source: &Value) -> Outcome {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Outcome::json_schema(source.clone())
+        }
+        fn fingerprint(&self) -> Option<u64> {
+            self.1
+        }
+    }
+
+    fn case_with(max_length: u64) -> Arc<Case> {
+        Arc::new(Case {
+            id: "corpus/x.yaml::c".to_owned(),
+            file: PathBuf::from("corpus/x.yaml"),
+            line: None,
+            description: "d".to_owned(),
+            issues: Vec::new(),
+            schema: json!({"type": "string", "maxLength": max_length}),
+            instances: vec![Instance { description: "i".to_owned(), data: json!("ab"), valid: true }],
+            origin: Origin::Own,
+            assert_formats: true,
+        })
+    }
+
+    #[test]
+    fn a_kept_record_is_read_back_by_the_next_run_until_one_of_its_inputs_changes() {
+        let root = std::env::temp_dir().join(format!("schema-fidelity-kept-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).expect("scratch");
+        let dir = crate::trials::workspace_root().join("dispositions");
+        let table = crate::table::load(&dir.join("identity.yaml"), std::path::Path::new("dispositions/identity.yaml"), &dir).expect("identity table");
+        let env = Env::default();
+        let translator = Kept(std::sync::atomic::AtomicUsize::new(0), Some(7));
+        let translations = || translator.0.load(std::sync::atomic::Ordering::Relaxed);
+
+        let first = Records::kept_under(&root);
+        let made = first.get(&table, &translator, &case_with(3), &env);
+        assert_eq!((first.made(), first.read_back(), translations()), (1, 0, 2));
+
+        // The next run reads it back: the same record, not judged again.
+        let second = Records::kept_under(&root);
+        let read = second.get(&table, &translator, &case_with(3), &env);
+        assert_eq!((second.made(), second.read_back(), translations()), (0, 1, 2));
+        assert_eq!((&read.verdict, &read.outcome, &read.rows, &read.evidence), (&made.verdict, &made.outcome, &made.rows, &made.evidence));
+
+        // Each input changed is judged again: the case, the table, the translator's fingerprint.
+        let third = Records::kept_under(&root);
+        let _ = third.get(&table, &translator, &case_with(4), &env);
+        assert_eq!(third.made(), 1, "another schema under the same case id");
+        let mut edited = table.clone();
+        edited.description = Some("another table".to_owned());
+        let fourth = Records::kept_under(&root);
+        let _ = fourth.get(&edited, &translator, &case_with(3), &env);
+        assert_eq!(fourth.made(), 1, "another table");
+        let upgraded = Kept(std::sync::atomic::AtomicUsize::new(0), Some(8));
+        let fifth = Records::kept_under(&root);
+        let _ = fifth.get(&table, &upgraded, &case_with(3), &env);
+        assert_eq!(fifth.made(), 1, "another version of the translator");
+
+        // A translator whose fingerprint is unknown is never kept.
+        let unknown = Kept(std::sync::atomic::AtomicUsize::new(0), None);
+        for _ in 0..2 {
+            let store = Records::kept_under(&root);
+            let _ = store.get(&table, &unknown, &case_with(5), &env);
+            assert_eq!((store.made(), store.read_back()), (1, 0));
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_fault_is_not_kept() {
+        struct Faulting;
+        impl Translator for Faulting {
+            fn name(&self) -> &str {
+                "identity"
+            }
+            fn translate(&self, _: &Value) -> Outcome {
+                Outcome::Faulted(schema_fidelity_translators::Fault { message: "the adapter hangs".to_owned() })
+            }
+            fn fingerprint(&self) -> Option<u64> {
+                Some(1)
+            }
+        }
+        let root = std::env::temp_dir().join(format!("schema-fidelity-kept-fault-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).expect("scratch");
+        let dir = crate::trials::workspace_root().join("dispositions");
+        let table = crate::table::load(&dir.join("identity.yaml"), std::path::Path::new("dispositions/identity.yaml"), &dir).expect("identity table");
+        for _ in 0..2 {
+            let store = Records::kept_under(&root);
+            let record = store.get(&table, &Faulting, &case_with(3), &Env::default());
+            assert!(matches!(&record.verdict, Verdict::Fail(f) if matches!(f.kind, crate::oracle::FailureKind::Fault(_))), "{:?}", record.verdict);
+            assert_eq!((store.made(), store.read_back()), (1, 0), "a fault is about the run, not the schema");
+        }
+        let _ = std::fs::remove_dir_all(&root);
     }
 }
