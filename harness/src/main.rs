@@ -88,8 +88,8 @@ fn emit(text: &str) {
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Ask the adapters for every schema: neither read nor write the projection cache
-    /// (target/schema-fidelity/projections; also SCHEMA_FIDELITY_NO_CACHE=1)
+    /// Ask the adapters for every schema and judge every trial: neither read nor write what is
+    /// kept in target/schema-fidelity (also SCHEMA_FIDELITY_NO_CACHE=1)
     #[arg(long, global = true)]
     no_cache: bool,
 }
@@ -218,8 +218,8 @@ const EXIT_HELP: &str = concat!(
     "\n",
     "The project is found from the current directory upwards (a folder holding dispositions/ and corpus/).\n",
     "The JSON-Schema-Test-Suite is read from ../shared/jsts or $SCHEMA_FIDELITY_JSTS.\n",
-    "External translators' answers are kept in target/schema-fidelity/projections while their adapter and\n",
-    "packages are unchanged; --no-cache (or SCHEMA_FIDELITY_NO_CACHE=1) asks the adapters every time.\n",
+    "External translators' answers and every trial's record are kept in target/schema-fidelity while\n",
+    "their inputs are unchanged; --no-cache (or SCHEMA_FIDELITY_NO_CACHE=1) asks and judges every time.\n",
     "Every SCHEMA_FIDELITY_* variable is checked before a command runs: a value it cannot take (a budget\n",
     "that is not a whole number up to its ceiling) is a usage error naming it; `report` writes nothing\n",
     "while a budget or witness setting differs from its default.\n",
