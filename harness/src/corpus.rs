@@ -9,7 +9,7 @@
 //!   cases:
 //!     - name: const-kept
 //!       description: a fixed-value parameter
-//!       issues: ["opencode#1557"]
+//!       issues: ["TRACKING.md#sf-1312"]
 //!       schema: { type: object, properties: { mode: { const: fast } }, required: [mode] }
 //!       instances:
 //!         - { data: { mode: fast }, valid: true }

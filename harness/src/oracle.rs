@@ -507,7 +507,7 @@ fn judge_into(table: &Table, translator: &dyn Translator, case: &Case, env: &Env
 
     // 3. Refusals.
     // Under `requires_object_root`, a root that may accept a non-object must be refused (forcing
-    // `type: object` onto it narrows, opencode#1667); a root that plainly says `type: "object"`
+    // `type: object` onto it narrows, TRACKING.md#sf-1316); a root that plainly says `type: "object"`
     // must not be; one in between (an `allOf` with an object branch) may be refused or projected.
     let root_refused = ctx.root_forced;
     let root_may_be_refused = table.requires_object_root && case.schema.get("type") != Some(&Value::from("object"));
@@ -1408,7 +1408,7 @@ mod tests {
     #[test]
     fn object_root_and_recursion_rules_fail_unless_marked() {
         let loose_root = case(json!({"properties": {"a": {"type": "string"}}, "required": ["a"]}), &[(json!({"a": "x"}), true), (json!(3), true)]);
-        // Forced to an object (opencode#1667): the narrowing to objects is the object-root rule's.
+        // Forced to an object (TRACKING.md#sf-1316): the narrowing to objects is the object-root rule's.
         let as_is = sends(json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}));
         let unmarked = check(&load("openai-strict"), &as_is, &loose_root, &Env::default());
         assert_eq!(unmarked.failure().map(|f| f.kind.clone()), Some(FailureKind::MissingRefusal));

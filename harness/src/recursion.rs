@@ -5,7 +5,7 @@
 //! recursion, Gemini's `parametersJsonSchema` unrolls cycles "only within non-required properties",
 //! and the proto `parameters` form has no references at all. A table states which with
 //! `recursion:`, and this module finds a cycle the provider would not accept, so a translator that
-//! leaves mutually recursive `$defs` uncut (opencode#1585) is caught whatever its grammar says.
+//! leaves mutually recursive `$defs` uncut (TRACKING.md#sf-1315) is caught whatever its grammar says.
 
 use std::collections::BTreeMap;
 

@@ -1600,7 +1600,7 @@ pub fn is_placeholder(text: &str) -> bool {
 
 /// Where an issue reference points: `owner/repo#N`, `repo#N`, a URL, or an entry of the project's
 /// `TRACKING.md` (`TRACKING.md#sf-N`, for a violation not filed upstream yet). Text may follow
-/// (`opencode#1585 (the cycle rule)`).
+/// (`owner/repo#123 (the cycle rule)`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IssueRef {
     Upstream,

@@ -149,7 +149,7 @@ fn prefix_items_dropped_beside_items_is_caught_as_contradiction() {
     assert_deviation(&hit.1, &[Direction::Widening, Direction::Narrowing], false, true, "type", "/prefixItems/0");
 }
 
-/// opencode#1667: `type: object` forced onto a root that is only a combinator.
+/// TRACKING.md#sf-1316: `type: object` forced onto a root that is only a combinator.
 struct ForcedObjectRoot;
 
 impl Translator for ForcedObjectRoot {
@@ -176,7 +176,7 @@ fn object_forced_onto_combinator_roots_is_caught_as_narrowing() {
     }
 }
 
-/// opencode#1585: mutually recursive `$defs` sent uncut to a provider that unrolls cycles only
+/// TRACKING.md#sf-1315: mutually recursive `$defs` sent uncut to a provider that unrolls cycles only
 /// through non-required properties. The mutant passes the references through (as the pre-fix
 /// normalize did for cycles spanning two definitions); the table is identity's with Gemini's
 /// `recursion: optional-only` (its target's rule, set on the loaded table).
@@ -201,7 +201,7 @@ fn mutually_recursive_defs_left_uncut_are_caught() {
     assert!(matches!(verdict, Verdict::Pass(_)), "{verdict:?}");
 }
 
-/// opencode#1548: an ARRAY sent to the proto form without `items` (the API answers
+/// TRACKING.md#sf-1310: an ARRAY sent to the proto form without `items` (the API answers
 /// `parameters.properties[paths].items: missing field`). The mutant is gemini-proto with `items`
 /// stripped from every array it emits; the proto grammar must reject it.
 struct ProtoWithoutItems;
@@ -274,7 +274,7 @@ fn load_table(name: &str) -> Table {
     table::load(&path, project.relative(&path), &project.dispositions_dir()).expect("the table lints clean")
 }
 
-/// Collapse every `type` list to its first member (opencode#1556), everywhere in a schema.
+/// Collapse every `type` list to its first member (TRACKING.md#sf-1311), everywhere in a schema.
 fn collapse_type_unions(schema: &Value) -> Value {
     let mapped = walk::map_children(schema, |c| Ok::<_, ()>(collapse_type_unions(c.schema))).unwrap_or_else(|()| schema.clone());
     match mapped {

@@ -5,7 +5,7 @@
 //! `allOf` holds an object branch, or whose every `anyOf` branch is an object. On such a root,
 //! adding `type: "object"` changes nothing, and a translator may do it (the `object-root`
 //! translator does). On any other root (a bare `not`, a string `allOf`, an untyped `properties`
-//! map, which still accepts `"abc"`), forcing `type: "object"` narrows: that is opencode#1667.
+//! map, which still accepts `"abc"`), forcing `type: "object"` narrows: that is TRACKING.md#sf-1316.
 //!
 //! The oracle and the translators ask this one function, so they agree on which roots may be
 //! forced. It is a sufficient test, not a complete one: a root it cannot see through is treated as

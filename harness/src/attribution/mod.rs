@@ -268,7 +268,7 @@ impl<'a> Bounds<'a> {
 
     /// The table marks its target's object-root rule as known broken (`target_violations.
     /// object-root`, the mark `id`) and this source's root may accept a non-object: the translator
-    /// forced `type: object` onto it (opencode#1667), and that mark explains the narrowing to
+    /// forced `type: object` onto it (TRACKING.md#sf-1316), and that mark explains the narrowing to
     /// objects, bounded as exactly that.
     #[must_use]
     pub fn with_forced_object_root(mut self, id: String) -> Self {

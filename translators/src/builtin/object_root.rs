@@ -1,7 +1,7 @@
 //! `object-root`: give a tool schema the object root providers ask for, only where that is exact.
 //!
 //! Providers want a tool's arguments to be an object. Real translators forced `type: "object"`
-//! onto every root (opencode#1667): a root that is only `allOf` of string constraints became
+//! onto every root (TRACKING.md#sf-1316): a root that is only `allOf` of string constraints became
 //! unsatisfiable, and a root that is only `not: {type: string}` lost every number, array and null
 //! it accepted. This translator forces the object root exactly where the root already accepts
 //! nothing but objects ([`root::accepts_only_objects`]: an `allOf` with an object branch, an
@@ -57,7 +57,7 @@ pub(super) fn force_object_root(source: &Value) -> Result<Value, Refusal> {
             keyword,
             "",
             format!(
-                "the root may accept values that are not objects (it is `{}`); forcing `type: \"object\"` onto it would narrow it (opencode#1667)",
+                "the root may accept values that are not objects (it is `{}`); forcing `type: \"object\"` onto it would narrow it (TRACKING.md#sf-1316)",
                 shorten(source)
             ),
         ));
