@@ -36,7 +36,7 @@ use crate::oracle::{Env, FailureKind, TrialEvidence, Verdict};
 use crate::table::Table;
 
 /// How many directories of other programs or settings are kept beside the current one.
-const OTHERS_KEPT: usize = 4;
+const OTHERS_KEPT: usize = 3;
 /// The largest record file read back.
 const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
