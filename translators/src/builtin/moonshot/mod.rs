@@ -22,7 +22,7 @@
 //!   removed;
 //! - an untyped node becomes an `anyOf` with one branch per JSON type it admits, each keeping the
 //!   keywords that apply to that type (`{enum: [a, b]}` becomes `{type: string, enum: [a, b]}`;
-//!   `{}` becomes six typed branches): never an invented `type: string` (kimi-cli#2621);
+//!   `{}` becomes six typed branches): never an invented `type: string` (the default MoonshotAI/kimi-cli#2030 writes);
 //! - `type` beside `anyOf`, and every other keyword there, moves into each branch (exact:
 //!   `T ∧ (A ∨ B) = (T ∧ A) ∨ (T ∧ B)`); a branch that contradicts it is dropped;
 //! - `$ref` with sibling constraints is inlined when its target is not recursive, else kept inside
