@@ -14,7 +14,7 @@
 //! | `SCHEMA_FIDELITY_PROTOCOL_STRICT` | strict adapter protocol: `1`, or `0`/empty | the same |
 //! | `SCHEMA_FIDELITY_NO_CACHE` | `1`: answer every schema from the adapters, neither reading nor writing the projection cache ([`external::cache`]) | the same |
 //! | `SCHEMA_FIDELITY_JSTS` | where the JSON-Schema-Test-Suite is ([`crate::project`]) | every command that loads the corpus |
-//! | `SCHEMA_FIDELITY_BLESS` | `1`, or `0`/empty: lets `cargo test --test reports` rewrite reports/ | the tests (checked here too) |
+//! | `SCHEMA_FIDELITY_BLESS` | `1`, or `0`/empty: lets `cargo test --test contract` rewrite reports/ | the tests (checked here too) |
 //! | `SCHEMA_FIDELITY_TEST_PAUSE_AT` | a test hook: `report` stops at this step of its write until killed ([`crate::report::PAUSE_STEPS`]) | `report` |
 //!
 //! Any other `SCHEMA_FIDELITY_*` variable is named in a note (a misspelt budget is otherwise a
@@ -57,7 +57,7 @@ const KNOWN: &[&str] = &[
     crate::report::BLESS_ENV,
     TEST_PAUSE_ENV,
     external::process::TREE_ENV,
-    // Read by harness/tests/fuzz.rs and .ci/run, not by the harness.
+    // Read by harness/tests/suite/fuzz.rs and .ci/run, not by the harness.
     "SCHEMA_FIDELITY_FUZZ_SCHEMAS",
     "SCHEMA_FIDELITY_REPORT_BASE",
 ];

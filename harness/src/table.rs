@@ -1535,7 +1535,7 @@ fn entry_errors(text: &str, external: bool, entry: Option<&EntryPoint>) -> Vec<(
 
 /// What is wrong with a table's `models:`: it is for a built-in translator, and names the real
 /// translator it is the reference for, an external table (`run:`) in `dispositions/`. (That every
-/// committed built-in table names one is a test of the repository, `tests/tables.rs`: a copy of a
+/// committed built-in table names one is a test of the repository, `tests/suite/tables.rs`: a copy of a
 /// few built-in tables is a valid project.)
 fn models_errors(text: &str, external: bool, models: Option<&str>, dispositions_dir: &Path) -> Vec<(Option<u64>, String)> {
     let Some(name) = models else { return Vec::new() };

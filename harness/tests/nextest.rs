@@ -126,9 +126,19 @@ fn the_exact_selection_is_complete() -> Check {
         let dup: Vec<_> = names.iter().filter(|n| !seen.insert(*n)).take(5).collect();
         format!("trial names are not unique (nextest and --exact need them to be): {dup:?}")
     })?;
-    // Every lint, ratchet and suite-skip trial, and one case trial of every corpus file (of a
-    // translator taken in turn): the selection for its name builds it, once.
-    let mut sample: Vec<&String> = names.iter().filter(|n| n.split_once("::").is_none_or(|(_, rest)| !rest.contains('/'))).collect();
+    // Every lint and suite-skip trial, one case trial of every corpus file (of a translator taken
+    // in turn), and the ratchet and entry trials of three translators: the selection for its name
+    // builds it, once. A ratchet or entry selection loads the whole corpus by one rule whatever
+    // the translator (`Selection::wants_file`), so three of each check that rule; all of them
+    // would load the corpus a hundred times over.
+    let reads_every_case = |n: &&String| n.split_once("::").is_some_and(|(_, rest)| rest == "ratchet" || rest == "entry");
+    let mut sample: Vec<&String> =
+        names.iter().filter(|n| n.split_once("::").is_none_or(|(_, rest)| !rest.contains('/')) && !reads_every_case(n)).collect();
+    for kind in ["ratchet", "entry"] {
+        let of_kind: Vec<&String> = names.iter().filter(|n| reads_every_case(n) && n.ends_with(kind)).collect();
+        ensure(of_kind.len() >= 3, || format!("fewer than three `{kind}` trials: {of_kind:?}"))?;
+        sample.extend([of_kind[0], of_kind[of_kind.len() / 2], of_kind[of_kind.len() - 1]]);
+    }
     let mut by_file: BTreeMap<&str, Vec<&String>> = BTreeMap::new();
     for name in &names {
         if let Some((file, _)) = name.split_once("::").and_then(|(_, rest)| rest.split_once("::")) {

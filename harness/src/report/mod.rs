@@ -13,7 +13,7 @@
 //! - `report.json`: the same data for scripts, in the format `schemas/report.schema.json`
 //!   specifies, with the table and corpus hashes and the tool version ([`model`], [`hash`]).
 //!
-//! The committed reports are a ratchet: `tests/reports.rs` regenerates them and fails with a diff
+//! The committed reports are a ratchet: `tests/suite/reports.rs` regenerates them and fails with a diff
 //! when they differ, so a change of disposition shows up in review as a change of the matrix.
 //! [`BLESS_ENV`] rewrites them instead (never on CI). Everything here is deterministic: no
 //! timestamps, sorted inputs, stable witness choice.
@@ -400,7 +400,7 @@ fn updated_readme(root: &Path, block: &str) -> Result<Option<String>, String> {
 /// Rewrite the README's headline block when it differs, atomically: a temporary file beside it,
 /// synced, renamed over it. A README without the block (or no README) has none to keep current:
 /// a project opts in by adding the two marker lines, and this project's own README is held to
-/// having them by `tests/reports.rs`.
+/// having them by `tests/suite/reports.rs`.
 fn write_headline(root: &Path, block: &str, token: &str) -> Result<(), String> {
     let Some(updated) = updated_readme(root, block)? else { return Ok(()) };
     let path = root.join(README);

@@ -14,7 +14,7 @@ use schema_fidelity::corpus::{Case, Instance, Origin};
 use schema_fidelity::oracle::{self, Env, Failure, FailureKind, Verdict};
 use schema_fidelity::project::Project;
 use schema_fidelity::table::{self, Direction, Table};
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::trials;
 use schema_fidelity::witness::{self, Pool, Settings};
 use schema_fidelity_translators::walk;
 use schema_fidelity_translators::{Outcome, Translator};
@@ -289,7 +289,7 @@ fn equivalent_rewrites_pass_every_own_case_with_generation() {
     // does not apply and every trial draws): no generated witness may appear.
     let mutant = Mutant { name: "mutant", rewrite: |m| drop(m.insert("$comment".to_owned(), json!("rewritten"))) };
     let table = identity_table();
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = crate::shared::loaded();
     let settings = Settings::fixed(None, witness::DEFAULT_DRAWS);
     let env = Env { remotes: loaded.env.remotes.clone(), witness: settings, name_rows: false };
     let own: Vec<&Arc<Case>> = loaded.cases.iter().filter(|c| c.origin == Origin::Own).collect();
@@ -331,7 +331,7 @@ fn the_generator_is_a_proptest_strategy_that_shrinks() {
 fn near_misses_are_mostly_rejected_and_valid_draws_mostly_accepted() {
     // The generator aims, on the own corpus; the validator keeps it honest either way. Every case
     // gets some accepted draws and some rejected near misses, and on average most land as aimed.
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = crate::shared::loaded();
     let (mut valid_total, mut missed_total, mut cases) = (0, 0, 0);
     for case in loaded.cases.iter().filter(|c| c.origin == Origin::Own) {
         let validator = oracle::compile(&case.schema, &Env::default(), case.assert_formats).expect("own cases compile");

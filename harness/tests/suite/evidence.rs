@@ -11,9 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use schema_fidelity::budget::Budgets;
 use schema_fidelity::corpus::Case;
 use schema_fidelity::oracle::Env;
-use schema_fidelity::project::Project;
 use schema_fidelity::report::check::{self, CheckVerdict, Target, TranslatorCheck};
-use schema_fidelity::trials::{self, Loaded, Selection};
+use schema_fidelity::trials::{self, Loaded};
 use schema_fidelity_translators::builtin;
 use serde_json::Value;
 
@@ -23,8 +22,8 @@ fn repo() -> PathBuf {
     trials::workspace_root()
 }
 
-fn loaded() -> Loaded {
-    trials::load(Project::at(repo()), &Selection::All)
+fn loaded() -> &'static Loaded {
+    crate::shared::loaded()
 }
 
 fn case<'a>(loaded: &'a Loaded, id: &str) -> &'a Arc<Case> {

@@ -294,8 +294,7 @@ fn unknown_members_pass_unless_validation_is_strict() {
 
 #[test]
 fn the_identity_adapter_passes_the_own_corpus_like_the_builtin() {
-    let project = Project::at(root());
-    let loaded = trials::load(project, &trials::Selection::All);
+    let loaded = crate::shared::loaded();
     let table = table("external-identity", None);
     let translator = ExternalTranslator::new("external-identity", adapter("identity.py", &[], config()));
     let own: Vec<_> = loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).collect();
@@ -655,7 +654,7 @@ fn entry_fixture(flags: &[&str]) -> ExternalTranslator {
 }
 
 fn own_schemas() -> Vec<(String, Value)> {
-    let loaded = trials::load(Project::at(root()), &trials::Selection::All);
+    let loaded = crate::shared::loaded();
     loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).map(|c| (c.id.clone(), c.schema.clone())).collect()
 }
 

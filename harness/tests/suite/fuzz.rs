@@ -12,10 +12,10 @@
 //! `const`, `allOf` of enums, `multipleOf`, bounds and `oneOf` tags) must keep every table true.
 //!
 //! ```sh
-//! cargo test --test fuzz                                        # 200 schemas (part of `cargo test`)
-//! cargo test --release --test fuzz -- --ignored                 # 10,000 schemas
-//! SCHEMA_FIDELITY_FUZZ_SCHEMAS=50000 cargo test --release --test fuzz -- --ignored
-//! SCHEMA_FIDELITY_SEED=0x1234 cargo test --test fuzz            # another seed
+//! cargo test --test suite -- fuzz::                                     # 200 schemas (part of `cargo test`)
+//! cargo test --release --test suite -- --ignored fuzz::                 # 10,000 schemas
+//! SCHEMA_FIDELITY_FUZZ_SCHEMAS=50000 cargo test --release --test suite -- --ignored fuzz::
+//! SCHEMA_FIDELITY_SEED=0x1234 cargo test --test suite -- fuzz::         # another seed
 //! ```
 //!
 //! A failure names the translator, what went wrong and the schema (shrunk by proptest, except for
@@ -548,18 +548,18 @@ fn fuzz_integral_floats(schemas: u32, command: &str) {
 
 #[test]
 fn integral_floats_keep_every_table_true() {
-    fuzz_integral_floats(count(DEFAULT_INTEGRAL_SCHEMAS), "cargo test --test fuzz integral");
+    fuzz_integral_floats(count(DEFAULT_INTEGRAL_SCHEMAS), "cargo test --test suite -- fuzz::integral_floats");
 }
 
 #[test]
 fn translators_survive_generated_schemas() {
-    fuzz(count(DEFAULT_SCHEMAS), "cargo test --test fuzz");
+    fuzz(count(DEFAULT_SCHEMAS), "cargo test --test suite -- fuzz::translators_survive_generated_schemas");
 }
 
 #[test]
-#[ignore = "10,000 schemas: run with `cargo test --release --test fuzz -- --ignored`"]
+#[ignore = "10,000 schemas: run with `cargo test --release --test suite -- --ignored fuzz::translators_survive_ten`"]
 fn translators_survive_ten_thousand_generated_schemas() {
-    fuzz(count(LONG_SCHEMAS), "cargo test --release --test fuzz -- --ignored");
+    fuzz(count(LONG_SCHEMAS), "cargo test --release --test suite -- --ignored fuzz::translators_survive_ten");
 }
 
 #[test]
@@ -768,13 +768,13 @@ fn fuzz_readers(files: u32, command: &str) {
 
 #[test]
 fn readers_survive_mutated_tables_and_corpus_files() {
-    fuzz_readers(count(DEFAULT_FILES), "cargo test --test fuzz readers");
+    fuzz_readers(count(DEFAULT_FILES), "cargo test --test suite -- fuzz::readers_survive_mutated");
 }
 
 #[test]
-#[ignore = "5,000 mutated files: run with `cargo test --release --test fuzz -- --ignored`"]
+#[ignore = "5,000 mutated files: run with `cargo test --release --test suite -- --ignored fuzz::readers_survive_five`"]
 fn readers_survive_five_thousand_mutated_files() {
-    fuzz_readers(count(LONG_FILES), "cargo test --release --test fuzz -- --ignored readers");
+    fuzz_readers(count(LONG_FILES), "cargo test --release --test suite -- --ignored fuzz::readers_survive_five");
 }
 
 #[test]

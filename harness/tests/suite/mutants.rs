@@ -11,7 +11,7 @@ use schema_fidelity::corpus::Case;
 use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
 use schema_fidelity::project::Project;
 use schema_fidelity::table::{self, Direction, Table};
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::trials;
 use schema_fidelity_translators::walk;
 use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::{Map, Value};
@@ -58,7 +58,7 @@ fn fixture() -> (Table, Vec<Arc<Case>>, Env) {
     let project = Project::at(trials::workspace_root());
     let path = project.dispositions_dir().join("identity.yaml");
     let table = table::load(&path, project.relative(&path), &project.dispositions_dir()).expect("identity table lints clean");
-    let loaded = trials::load(project, &Selection::All);
+    let loaded = crate::shared::loaded();
     assert!(loaded.corpus_errors.is_empty(), "corpus loads: {:?}", loaded.corpus_errors);
     let own: Vec<_> = loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).cloned().collect();
     assert!(!own.is_empty());
