@@ -4,7 +4,7 @@
 //! schema-fidelity run [--translator NAME]... [--verbose]   run every table against the corpus, print a summary
 //! schema-fidelity report [--check]                         write (or compare) reports/: matrix, pages, report.json
 //! schema-fidelity report --diff OLD.json [NEW.json]        what changed between two runs' report.json
-//! schema-fidelity explain TRANSLATOR [KEYWORD]             one row in plain words, with cases and a witness
+//! schema-fidelity explain TRANSLATOR [KEYWORD] [--generate] one row in plain words, with cases and a witness
 //! schema-fidelity check SCHEMA.json [...]                  what each translator does to a user's tool schema
 //! schema-fidelity lint                                     check tables and corpus files, with file and line
 //! schema-fidelity new TRANSLATOR                           scaffold a table with a TODO row per keyword
@@ -150,6 +150,10 @@ enum Command {
         /// A keyword (`anyOf`, `$ref:uri`) or a report anchor (`anyof-at-root`)
         #[arg(value_name = "KEYWORD")]
         keyword: Option<String>,
+        /// When the run recorded no witness for the row, draw instances on the cases that use it
+        /// (runs the translator and the oracle; without it, explain reads the run's records only)
+        #[arg(long)]
+        generate: bool,
     },
     /// What each translator does to your tool schema: refused, exact, widened or narrowed, or no row
     #[command(
@@ -276,7 +280,7 @@ fn main() -> ExitCode {
             Some([old, new]) => report_diff(old, Some(new), &settings),
             _ => report_command(check, &settings),
         },
-        Command::Explain { translator, keyword } => explain_command(translator, keyword, &settings),
+        Command::Explain { translator, keyword, generate } => explain_command(translator, keyword, generate, &settings),
         Command::Check { schema, translators, format } => check_command(&schema, &translators, format == Format::Json, &settings),
         Command::Lint => lint(&settings),
         Command::New { name } => new_command(&name),
@@ -533,7 +537,7 @@ fn report_diff(old: &str, new: Option<&String>, settings: &Settings) -> Result<u
     Ok(EXIT_OK)
 }
 
-fn explain_command(translator: String, keyword: Option<String>, settings: &Settings) -> Result<u8, String> {
+fn explain_command(translator: String, keyword: Option<String>, generate: bool, settings: &Settings) -> Result<u8, String> {
     let query = explain::parse_query(&[Some(translator), keyword].into_iter().flatten().collect::<Vec<_>>())?;
     let loaded = load(settings)?;
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
@@ -553,7 +557,8 @@ fn explain_command(translator: String, keyword: Option<String>, settings: &Setti
     if let Some(reason) = translator.as_deref().and_then(|t| t.unavailable()) {
         eprintln!("note: `{}` is unavailable here, so its cases are not run: {reason}", query.translator);
     }
-    let text = explain::explain(table, &rows, translator.as_deref(), &loaded.cases, &loaded.records, &loaded.env, true);
+    let witnesses = if generate { explain::Witnesses::Generate } else { explain::Witnesses::Recorded };
+    let text = explain::explain(table, &rows, translator.as_deref(), &loaded.cases, &loaded.records, &loaded.env, witnesses, true);
     print!("{text}");
     Ok(EXIT_OK)
 }

@@ -136,42 +136,15 @@ impl Records {
             .collect()
     }
 
-    /// [`Records::of_translator`] for every job, the jobs spread over the machine's threads (one
-    /// translator at a time per thread, so an external adapter is only ever asked by one), results
-    /// in the jobs' order. `tick` is called after each record. A panic here is a bug in the
-    /// harness itself (the oracle catches translators' panics) and is passed on, so a view can
-    /// never silently miss a translator.
+    /// [`Records::of_translator`] for every job, the jobs spread over rayon's threads (one job is
+    /// one translator on every case, run by one thread, so an external adapter is only ever asked
+    /// by one; idle threads steal whole jobs), results in the jobs' order. `tick` is called after
+    /// each record. A panic here is a bug in the harness itself (the oracle catches translators'
+    /// panics) and rayon passes it on, so a view can never silently miss a translator.
     #[must_use]
     pub fn of_translators(&self, jobs: &[(&Table, &dyn Translator)], cases: &[Arc<Case>], env: &Env, tick: &(dyn Fn() + Sync)) -> Vec<Vec<Arc<Record>>> {
-        let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(jobs.len().max(1));
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let mut results: Vec<Vec<Arc<Record>>> = vec![Vec::new(); jobs.len()];
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(&(table, translator)) = jobs.get(i) else { break };
-                            done.push((i, self.of_translator(table, translator, cases, env, tick)));
-                        }
-                        done
-                    })
-                })
-                .collect();
-            for handle in handles {
-                match handle.join() {
-                    Ok(done) => {
-                        for (i, records) in done {
-                            results[i] = records;
-                        }
-                    }
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-        });
-        results
+        use rayon::prelude::*;
+        jobs.par_iter().with_max_len(1).map(|&(table, translator)| self.of_translator(table, translator, cases, env, tick)).collect()
     }
 
     /// Every record made so far, by translator and case id.

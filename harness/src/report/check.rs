@@ -333,25 +333,18 @@ pub fn check(
 /// two each), which one after another made `check` of a one-line schema take about twenty
 /// seconds. The verdicts do not depend on the order: every draw is seeded by the case and the
 /// translator, and the source draws are shared through a thread-safe cache.
+///
+/// A pool of its own rather than rayon's global one: the work is mostly waiting on adapters, so
+/// it gets at least two threads even on one core, and up to eight.
 fn check_all(targets: &[Target<'_>], case: &Case, env: &Env) -> Vec<TranslatorCheck> {
-    let workers = std::thread::available_parallelism().map_or(2, std::num::NonZero::get).clamp(2, 8).min(targets.len());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: std::sync::Mutex<Vec<(usize, TranslatorCheck)>> = std::sync::Mutex::new(Vec::with_capacity(targets.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(target) = targets.get(i) else { break };
-                    let checked = check_one(target, case, env);
-                    done.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((i, checked));
-                }
-            });
-        }
-    });
-    let mut done = done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, checked)| checked).collect()
+    use rayon::prelude::*;
+    let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get).clamp(2, 8).min(targets.len().max(1));
+    let check = || targets.par_iter().with_max_len(1).map(|target| check_one(target, case, env)).collect();
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(check),
+        // No thread could be started: the global pool (or the calling thread) does the work.
+        Err(_) => check(),
+    }
 }
 
 /// The compile error, or, when it is a `pattern` the regex engine refuses although it is valid

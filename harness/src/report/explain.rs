@@ -134,12 +134,33 @@ pub fn overview(table: &Table) -> String {
     s
 }
 
+/// Whether `explain` may run the oracle beyond the run's records to find a witness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Witnesses {
+    /// Only what the run recorded: when a kept run is current, nothing is judged again, and what
+    /// `explain` shows is what the reports show.
+    Recorded,
+    /// When the records show none, draw instances on the cases that use the row (suite cases
+    /// included, which the run does not draw for): `explain --generate`.
+    Generate,
+}
+
 /// Explain `rows` of `table`: run `translator` (when known) over `cases` and describe each row.
 ///
 /// The cases are judged through `records` (a run's store): a record made before, in this run or
 /// kept from an earlier one, is read rather than judged again. `env` is the store's, its rows named.
 #[must_use]
-pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>, cases: &[Arc<Case>], records: &Records, env: &Env, show_progress: bool) -> String {
+#[allow(clippy::too_many_arguments)]
+pub fn explain(
+    table: &Table,
+    rows: &[&Row],
+    translator: Option<&dyn Translator>,
+    cases: &[Arc<Case>],
+    records: &Records,
+    env: &Env,
+    witnesses: Witnesses,
+    show_progress: bool,
+) -> String {
     // An external translator whose runtime or package is missing is not run: its cases would all
     // fault, which says nothing about the row.
     let unavailable = translator.and_then(Translator::unavailable);
@@ -164,13 +185,24 @@ pub fn explain(table: &Table, rows: &[&Row], translator: Option<&dyn Translator>
         }
         let key = model::key_of(row);
         let Some(r) = report.rows.iter().find(|r| r.key == key.0 && r.refinement == key.1) else { continue };
-        describe(&mut s, table, row, r, translator, runs.as_deref(), unavailable.as_deref(), env);
+        describe(&mut s, table, row, r, translator, runs.as_deref(), unavailable.as_deref(), env, witnesses);
     }
     s
 }
 
 #[allow(clippy::too_many_arguments)]
-fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator: Option<&dyn Translator>, runs: Option<&[Arc<Record>]>, unavailable: Option<&str>, env: &Env) {
+#[allow(clippy::too_many_arguments)]
+fn describe(
+    s: &mut String,
+    table: &Table,
+    row: &Row,
+    r: &RowReport,
+    translator: Option<&dyn Translator>,
+    runs: Option<&[Arc<Record>]>,
+    unavailable: Option<&str>,
+    env: &Env,
+    witnesses: Witnesses,
+) {
     let _ = writeln!(s, "{}  (reports/{}.md#{})", r.citation, table.translator, r.anchor);
     let _ = writeln!(s, "  table:       {}:{}", table.file.display(), r.line);
     let _ = writeln!(s, "  disposition: {}", r.label());
@@ -218,16 +250,29 @@ fn describe(s: &mut String, table: &Table, row: &Row, r: &RowReport, translator:
     if !approximates {
         return;
     }
-    let (witness, origin) = match &r.witness {
-        Some(w) => (Some(w.clone()), "from the corpus"),
-        None => (translator.and_then(|t| generated_witness(table, row, t, &using, env)), "on generated instances"),
+    let (witness, origin) = match (&r.witness, witnesses) {
+        // The run's witness: a corpus instance or one the run drew (its description says which).
+        (Some(w), _) => (Some(w.clone()), "recorded by the run"),
+        (None, Witnesses::Generate) => (translator.and_then(|t| generated_witness(table, row, t, &using, env)), "drawn by --generate"),
+        (None, Witnesses::Recorded) => (None, ""),
     };
-    match witness {
-        Some(w) => {
+    match (witness, witnesses) {
+        (Some(w), _) => {
             let _ = writeln!(s, "  witness:     {} ({}, {origin})", witness_line(&w), w.direction);
             let _ = writeln!(s, "               case {}, instance \u{201c}{}\u{201d}", w.case, w.description);
         }
-        None => {
+        (None, Witnesses::Recorded) if !using.is_empty() => {
+            let _ = writeln!(
+                s,
+                "  witness:     none in the run's records (it draws instances for the own corpus only); \
+                 `explain --generate` draws on the {} case(s) that use the row",
+                using.len().min(CASES_REGENERATED)
+            );
+        }
+        (None, Witnesses::Recorded) => {
+            let _ = writeln!(s, "  witness:     none in the run's records");
+        }
+        (None, Witnesses::Generate) => {
             let _ = writeln!(s, "  witness:     none found, in the corpus or on generated instances of the cases that use it");
         }
     }

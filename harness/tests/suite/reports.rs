@@ -361,18 +361,26 @@ fn check_reports_a_widening_with_its_witness_and_row() {
 #[test]
 fn explain_shows_a_generated_witness_when_the_corpus_has_none() {
     let table = dropper_table();
-    // Only a valid instance: the corpus shows no witness, the generated instances do.
-    let cases = vec![case(
+    // Only a valid instance, in a case of the JSON-Schema-Test-Suite, which the run does not
+    // draw instances for: the run records no witness, the instances `--generate` draws do.
+    let mut only = Arc::unwrap_or_clone(case(
         "code-valid-only",
         json!({ "type": "object", "properties": { "code": { "type": "string", "pattern": "^[a-z]+$" } }, "required": ["code"] }),
         &[(json!({ "code": "abc" }), true)],
-    )];
+    ));
+    only.origin = Origin::Suite { wrapped: false };
+    let cases = vec![Arc::new(only)];
     let rows = explain::find_rows(&table, "pattern", None).expect("pattern row");
-    let text = explain::explain(&table, &rows, Some(&Dropper), &cases, &Records::default(), &Env { name_rows: true, ..Env::default() }, false);
+    let env = Env { name_rows: true, ..Env::default() };
+    // By default only what the run recorded: no witness, and the way to draw one.
+    let recorded = explain::explain(&table, &rows, Some(&Dropper), &cases, &Records::default(), &env, explain::Witnesses::Recorded, false);
+    assert!(recorded.contains("witness:     none in the run's records") && recorded.contains("`explain --generate` draws on the 1 case(s)"), "{recorded}");
+    assert!(!recorded.contains("generated (source near miss"), "{recorded}");
+    let text = explain::explain(&table, &rows, Some(&Dropper), &cases, &Records::default(), &env, explain::Witnesses::Generate, false);
     assert!(text.contains("dropper/pattern  (reports/dropper.md#pattern)"), "{text}");
     assert!(text.contains("table:       dispositions/dropper.yaml:"), "{text}");
     assert!(text.contains("cases:       1 use it"), "{text}");
-    assert!(text.contains("generated (source near miss"), "{text}");
+    assert!(text.contains("generated (source near miss") && text.contains("drawn by --generate"), "{text}");
     assert!(text.contains("the source rejects it, the projection accepts it"), "{text}");
 }
 
