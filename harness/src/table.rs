@@ -1031,7 +1031,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
             continue;
         }
         if !pattern.contains('*')
-            && !vocabulary::KNOWN_EXTENSIONS.contains(&pattern.as_str())
+            && !vocabulary::is_known_extension(pattern)
             && let Some(near) = nearest(pattern, DRAFT_2020_12.iter().map(|k| k.name))
         {
             errors.push(err(Some(line), format!("extension `{pattern}` looks like a misspelled keyword (did you mean `{near}`?)")));
