@@ -218,13 +218,6 @@ impl Facts {
         self.applies == Some(Applies::InPlace)
     }
 
-    /// Whether it is a reference: it applies in place a schema named by its value rather than
-    /// written in it.
-    #[must_use]
-    pub fn is_reference(&self) -> bool {
-        self.in_place() && self.value == ValueKind::Data
-    }
-
     /// Whether its value, written `false`, rejects something: one subschema applied with
     /// [`Polarity::Required`] (`additionalProperties: false` rejects every extra property,
     /// `then: false` every instance passing `if`). A `false` under `not` or `if` rejects nothing
@@ -251,6 +244,14 @@ pub struct Keyword {
 }
 
 impl Keyword {
+    /// Whether it is a reference (`$ref`, `$dynamicRef`): it applies in place a schema named by
+    /// its value rather than written in it. (The draft-07 `dependencies` also applies in place
+    /// from a value the walker reads as data, but it is no keyword and names nothing.)
+    #[must_use]
+    pub fn is_reference(&self) -> bool {
+        self.facts.in_place() && self.facts.value == ValueKind::Data
+    }
+
     /// Whether it contributes to the annotations `unevaluatedProperties`/`unevaluatedItems` read
     /// (Core §11.1): it evaluates properties or items itself, or applies subschemas in place whose
     /// annotations count. `not` never contributes (its subschema's annotations are dropped), nor
@@ -429,6 +430,17 @@ pub const EXTENSIONS: &[Extension] = &[
     ext("$recursiveAnchor", Origin::Draft("2019-09"), UNKNOWN),
 ];
 
+/// Groups of keywords whose meaning depends on one another in the same schema object, so that a
+/// reader that moves, merges or drops one must treat its group whole. `additionalProperties`
+/// applies to the properties `properties` and `patternProperties` do not match (Core §10.3.2.3).
+pub const PROPERTY_GROUP: [&str; 3] = ["properties", "patternProperties", "additionalProperties"];
+/// `items` applies to the items after those `prefixItems` covers (Core §10.3.1.2).
+pub const ITEM_GROUP: [&str; 2] = ["prefixItems", "items"];
+/// `minContains`/`maxContains` count the items `contains` matches (Validation §6.4.4-5).
+pub const CONTAINS_GROUP: [&str; 3] = ["contains", "minContains", "maxContains"];
+/// `then` or `else` applies by the outcome of `if` (Core §10.2.2).
+pub const CONDITIONAL_GROUP: [&str; 3] = ["if", "then", "else"];
+
 /// The pseudo-keywords naming boolean subschemas, which need rows like any keyword.
 pub const BOOLEAN_SUBSCHEMAS: &[&str] = &["true", "false"];
 
@@ -464,23 +476,17 @@ pub fn facts(name: &str) -> Option<&'static Facts> {
 }
 
 /// Whether a key in a schema object can reject an instance (`format` included). Unknown keys
-/// are annotations and reject nothing. `false`, as the pseudo-keyword of a boolean subschema
-/// position, rejects everything.
+/// are annotations and reject nothing. (The pseudo-keywords `true`/`false` of boolean subschema
+/// positions are no keys: their readers decide them apart.)
 #[must_use]
 pub fn asserts(name: &str) -> bool {
-    match facts(name) {
-        Some(f) => f.asserts(),
-        None => name == "false",
-    }
+    facts(name).is_some_and(Facts::asserts)
 }
 
 /// [`asserts`] under a validator that asserts formats (`formats`) or not.
 #[must_use]
 pub fn asserts_under(name: &str, formats: bool) -> bool {
-    match facts(name) {
-        Some(f) => f.asserts_under(formats),
-        None => name == "false",
-    }
+    facts(name).is_some_and(|f| f.asserts_under(formats))
 }
 
 /// Whether a key in a schema object is a note for readers (see [`Facts::is_note`]); unknown keys
@@ -512,7 +518,7 @@ pub fn in_place(name: &str) -> bool {
 /// Whether `name` is a reference (`$ref`, `$dynamicRef`).
 #[must_use]
 pub fn is_reference(name: &str) -> bool {
-    facts(name).is_some_and(Facts::is_reference)
+    keyword(name).is_some_and(Keyword::is_reference)
 }
 
 /// The polarity with which `name` applies its subschemas, if it applies any.
@@ -627,7 +633,7 @@ mod tests {
         }
         // In draft 2020-12 the only applicators whose value is no schema are the references.
         assert_eq!(names(|k| k.facts.applies.is_some() && k.facts.value == ValueKind::Data), ["$ref", "$dynamicRef"]);
-        assert_eq!(names(|k| k.facts.is_reference()), ["$ref", "$dynamicRef"]);
+        assert_eq!(names(Keyword::is_reference), ["$ref", "$dynamicRef"]);
         for k in DRAFT_2020_12.iter().filter(|k| matches!(k.vocabulary, Vocabulary::Applicator | Vocabulary::Unevaluated)) {
             assert!(k.facts.value != ValueKind::Data, "{}: the applicator vocabularies hold subschemas", k.name);
         }
@@ -671,12 +677,19 @@ mod tests {
         assert!(!asserts_under("format", false) && asserts_under("format", true) && asserts("format"));
     }
 
-    /// Keys outside the registry: unknown keywords annotate; `false` as a position rejects.
+    #[test]
+    fn groups_are_keywords_of_one_instance_type() {
+        for group in [&PROPERTY_GROUP[..], &ITEM_GROUP, &CONTAINS_GROUP, &CONDITIONAL_GROUP] {
+            let types: Vec<_> = group.iter().map(|k| keyword(k).map(|k| k.facts.instance)).collect();
+            assert!(types.iter().all(|t| t.is_some() && *t == types[0]), "{group:?}");
+        }
+    }
+
+    /// Keys outside the registry: unknown keywords annotate.
     #[test]
     fn unknown_keys_are_annotations() {
         assert!(!asserts("x-vendor") && is_note("x-vendor") && facts("x-vendor").is_none());
-        assert!(asserts("false") && !asserts("true"));
-        assert!(asserts("dependencies") && in_place("dependencies") && !feeds_unevaluated("dependencies"));
+        assert!(asserts("dependencies") && in_place("dependencies") && !feeds_unevaluated("dependencies") && !is_reference("dependencies"));
         assert!(!asserts("nullable") && is_note("nullable") && holds_definitions("definitions"));
         // Only `definitions` is walked: `$ref`s reach into it by pointer.
         assert_eq!(EXTENSIONS.iter().filter(|e| e.facts.value != ValueKind::Data).map(|e| (e.name, e.facts.value)).collect::<Vec<_>>(), [("definitions", ValueKind::SchemaMap)]);
