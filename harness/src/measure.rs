@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use schema_fidelity_translators::locate::target_at;
-use schema_fidelity_translators::walk;
+use schema_fidelity_translators::{vocabulary, walk};
 use serde_json::Value;
 
 /// One way of measuring a schema.
@@ -129,7 +129,7 @@ fn object_depth(schema: &Value) -> u64 {
         let level = level + u64::from(is_object_schema(node));
         deepest = deepest.max(level);
         for child in walk::children(node) {
-            let child_level = if matches!(child.keyword, "$defs" | "definitions") { 0 } else { level };
+            let child_level = if vocabulary::holds_definitions(child.keyword) { 0 } else { level };
             stack.push((child.schema, child_level, depth + 1));
         }
     }

@@ -1162,7 +1162,7 @@ pub fn grammar_offences(grammar: &Value, projection: &Value) -> Result<Vec<Offen
 /// A key of a projection node as an offence names it: a keyword or known extension by its name,
 /// anything else as `(unknown key)`.
 fn key(k: &str) -> &str {
-    let known = schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::KNOWN_EXTENSIONS.contains(&k);
+    let known = schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::is_known_extension(k);
     if known { k } else { "(unknown key)" }
 }
 
@@ -1207,7 +1207,7 @@ fn offences_of(e: &jsonschema::ValidationError<'_>, projection: &Value, out: &mu
             // The keyword whose value holds the error (array indices skipped: `/enum/0` is `enum`).
             let value = projection.pointer(&at);
             let last = at.rsplit('/').find(|s| s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit())).unwrap_or_default().replace("~1", "/").replace("~0", "~");
-            let known = |k: &str| schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::KNOWN_EXTENSIONS.contains(&k);
+            let known = |k: &str| schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::is_known_extension(k);
             let (keyword, error) = match value {
                 Some(Value::Bool(b)) => (b.to_string(), GrammarError::NotAllowed),
                 _ if known(&last) => (last, GrammarError::Value),

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use schema_fidelity_translators::vocabulary;
 use schema_fidelity_translators::walk::{self, ChildKey};
 use serde::Deserialize;
 use serde_json::Value;
@@ -82,7 +83,7 @@ fn graph(schema: &Value, skip_optional: bool) -> BTreeMap<String, Vec<String>> {
             let optional = match (child.keyword, child.key) {
                 ("properties", Some(ChildKey::Name(name))) => !required.contains(&name),
                 ("additionalProperties" | "patternProperties", _) => true,
-                ("$defs" | "definitions", _) => continue, // a definition is reached only through a $ref
+                (k, _) if vocabulary::holds_definitions(k) => continue, // a definition is reached only through a $ref
                 _ => false,
             };
             if !(skip_optional && optional) {

@@ -214,7 +214,7 @@ impl Becomes {
     #[must_use]
     pub fn fits(self, keyword: &str, form: Option<Form>, direction: Direction) -> bool {
         let schema_valued = schema_fidelity_translators::walk::value_kind(keyword).is_some();
-        let reference = matches!(keyword, "$ref" | "$dynamicRef");
+        let reference = vocabulary::is_reference(keyword);
         match (direction, self) {
             // A widening loosens the occurrence where it stands: any asserting keyword can lose
             // its assertion. Only these words say how.
@@ -235,11 +235,8 @@ impl Becomes {
             (Direction::Narrowing, Self::Unrolled) => reference,
             (Direction::Narrowing, Self::NestingBounded | Self::ObjectsEmptied) => keyword == "true" || matches!(keyword, "items" | "additionalProperties"),
             (Direction::Narrowing, Self::Upgraded) => matches!(keyword, "additionalItems" | "dependencies"),
-            (Direction::Narrowing, Self::BoundsTightened) => matches!(
-                keyword,
-                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" | "minLength" | "maxLength" | "minItems" | "maxItems"
-                    | "minProperties" | "maxProperties" | "minContains" | "maxContains"
-            ),
+            // The registry's bounds, and `multipleOf`, which tightens as a multiple of itself.
+            (Direction::Narrowing, Self::BoundsTightened) => vocabulary::bound(keyword).is_some() || keyword == "multipleOf",
             (Direction::Narrowing, Self::Dropped) => keyword == "$schema",
             (Direction::Narrowing, Self::Rewritten) => keyword != "false",
             (Direction::Narrowing, _) => false,
@@ -1031,7 +1028,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
             continue;
         }
         if !pattern.contains('*')
-            && !vocabulary::KNOWN_EXTENSIONS.contains(&pattern.as_str())
+            && !vocabulary::is_known_extension(pattern)
             && let Some(near) = nearest(pattern, DRAFT_2020_12.iter().map(|k| k.name))
         {
             errors.push(err(Some(line), format!("extension `{pattern}` looks like a misspelled keyword (did you mean `{near}`?)")));
@@ -1351,7 +1348,9 @@ fn entry(path: &Path, keyword: &str, row: &Spanned<RowFile>, errors: &mut Vec<Ta
     }
     // A widening row of a keyword whose `false` rejects something also governs that `false`
     // unless a form says otherwise: that would declare the inversion `false` -> `{}`.
-    if FALSE_REJECTS.contains(&keyword) && !forms.contains_key(&Form::False) {
+    // (Keywords holding one subschema whose `false` rejects what reaches it: not under `not` or
+    // `if`, which reject nothing by a `false` of their own.)
+    if vocabulary::false_rejects(keyword) && !forms.contains_key(&Form::False) {
         for r in base.iter().chain(at_root.iter()) {
             if matches!(r.disposition, Disposition::Approximated { direction: Direction::Widening, .. }) {
                 errors.push(TableError {
@@ -1367,9 +1366,6 @@ fn entry(path: &Path, keyword: &str, row: &Spanned<RowFile>, errors: &mut Vec<Ta
     Entry { base, at_root, forms }
 }
 
-/// Keywords holding one subschema whose `false` rejects what reaches it (a `false` under `not` or
-/// `if` rejects nothing by itself).
-const FALSE_REJECTS: &[&str] = &["additionalProperties", "items", "contains", "propertyNames", "then", "else", "unevaluatedItems", "unevaluatedProperties"];
 
 fn check_base_is_empty(path: &Path, keyword: &str, row: &Spanned<RowFile>, errors: &mut Vec<TableError>) {
     let r = &row.value;

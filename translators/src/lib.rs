@@ -6,7 +6,9 @@
 //! [walker](walk), so the oracle in the harness and the translators agree on what a schema
 //! position is.
 //!
-//! - [`vocabulary`]: the draft 2020-12 keywords and the shape of their values.
+//! - [`vocabulary`]: the keyword registry: the draft 2020-12 keywords and the extension keys tables
+//!   know, with the facts every reader classifies keywords by (value shape, whether it asserts,
+//!   where and with which polarity it applies subschemas, instance type, bound).
 //! - [`walk`]: the walker over schema positions.
 //! - [`equality`]: JSON equality as JSON Schema reads it (`1` equals `1.0`).
 //! - [`types`]: the JSON type set (`integer` apart from the fractions) and `const`/`enum` value sets.

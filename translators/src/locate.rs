@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::{refs, walk};
+use crate::{refs, vocabulary, walk};
 
 /// At most this many schema nodes are visited for one location, so that a reference cycle or a
 /// wide union cannot make naming a culprit expensive.
@@ -144,7 +144,8 @@ fn closure(root: &Value, value: &Value, start: impl IntoIterator<Item = String>,
                 ("dependentSchemas", Some(walk::ChildKey::Name(trigger))) => value.as_object().is_some_and(|m| m.contains_key(trigger)),
                 _ => true,
             };
-            let in_place = triggered && matches!(child.keyword, "allOf" | "anyOf" | "oneOf" | "if" | "then" | "else" | "not" | "dependentSchemas");
+            // References are followed above; every other in-place applicator here.
+            let in_place = triggered && vocabulary::in_place(child.keyword) && !vocabulary::is_reference(child.keyword);
             if in_place {
                 stack.push(format!("{node}{}", child.pointer_suffix()));
             }

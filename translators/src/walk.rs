@@ -29,7 +29,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::vocabulary::{self, LEGACY_SCHEMA_MAPS, ValueKind};
+use crate::vocabulary::{self, ValueKind};
 
 /// The deepest schema nesting anything in this project accepts. Provider limits are far lower
 /// (OpenAI strict allows 10 levels); this bound only keeps recursion in translators and validators
@@ -102,15 +102,11 @@ impl Child<'_> {
     }
 }
 
-/// How the value of `key` is to be walked, or `None` when it holds data.
+/// How the value of `key` is to be walked, or `None` when it holds data. Extension keys are
+/// walked as the registry says (`definitions`, whose entries `$ref`s reach by pointer).
 #[must_use]
 pub fn value_kind(key: &str) -> Option<ValueKind> {
-    match vocabulary::keyword(key) {
-        Some(k) if k.value != ValueKind::Data => Some(k.value),
-        Some(_) => None,
-        None if LEGACY_SCHEMA_MAPS.contains(&key) => Some(ValueKind::SchemaMap),
-        None => None,
-    }
+    vocabulary::facts(key).map(|f| f.value).filter(|v| *v != ValueKind::Data)
 }
 
 /// The direct subschemas of a schema node, in document order. Values of the wrong JSON type for

@@ -86,7 +86,7 @@ pub(super) fn occurrence(
                 Some(ValueKind::Schema) => push(out, Edit::Set { keyword, value: Value::Bool(false) }),
                 Some(ValueKind::SchemaArray | ValueKind::SchemaMap) => push(out, Edit::SetEntries { keyword, value: Value::Bool(false), names }),
                 // A data keyword made unsatisfiable: it rejects every instance it applies to.
-                _ => push(out, Edit::RejectType(vocabulary::instance_type(occ.keyword))),
+                _ => push(out, Edit::RejectType(vocabulary::instance_type(occ.keyword).map(vocabulary::InstanceType::name))),
             },
             Becomes::ObjectsEmptied => {
                 if occ.keyword == "true" {
@@ -152,7 +152,7 @@ pub(super) fn occurrence(
             // dropped, the draft 2020-12 vocabularies apply again, which is what the bound says.
             Becomes::Dropped => push(out, Edit::Loosen { keyword, names: None }),
             _ => {
-                push(out, Edit::RejectType(vocabulary::instance_type(occ.keyword)));
+                push(out, Edit::RejectType(vocabulary::instance_type(occ.keyword).map(vocabulary::InstanceType::name)));
                 return Some(Precision::Pinned);
             }
         },
@@ -177,7 +177,7 @@ fn close(root: &Value, occ: &Occurrence<'_>, push: &dyn Fn(&mut BTreeMap<String,
 
 /// Whether a node applies subschemas in place that can declare keys (references included).
 pub(super) fn has_in_place(node: &Value) -> bool {
-    node.as_object().is_some_and(|m| m.keys().any(|k| vocabulary::in_place(k) && k != "not"))
+    node.as_object().is_some_and(|m| m.keys().any(|k| vocabulary::evaluates_in_place(k)))
 }
 
 /// The widest value whose arrays nest at most `levels` levels (counting one at this position):
@@ -386,7 +386,7 @@ pub(super) fn on_cycle(root: &Value, node: &str, reference: &Value) -> bool {
 pub(super) fn loosen_unevaluated(root: &Value, out: &mut BTreeMap<String, NodeEdits>) {
     let loosened: Vec<String> = out
         .iter()
-        .filter(|(_, e)| e.loosen.iter().any(|edit| matches!(edit, Edit::Loosen { keyword, .. } if vocabulary::annotates(keyword))))
+        .filter(|(_, e)| e.loosen.iter().any(|edit| matches!(edit, Edit::Loosen { keyword, .. } if vocabulary::feeds_unevaluated(keyword))))
         .map(|(node, _)| node.clone())
         .collect();
     if loosened.is_empty() {
@@ -405,7 +405,7 @@ pub(super) fn loosen_unevaluated(root: &Value, out: &mut BTreeMap<String, NodeEd
             }
             let Some(node) = root.pointer(&at) else { continue };
             for child in walk::children(node) {
-                if vocabulary::in_place(child.keyword) && child.keyword != "not" {
+                if vocabulary::evaluates_in_place(child.keyword) {
                     stack.push(format!("{at}{}", child.pointer_suffix()));
                 }
             }

@@ -28,7 +28,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use schema_fidelity_translators::refs::Resolver;
-use schema_fidelity_translators::vocabulary::ValueKind;
+use schema_fidelity_translators::vocabulary::{self, ValueKind};
 use schema_fidelity_translators::walk;
 use serde_json::{Map, Value, json};
 
@@ -198,9 +198,8 @@ pub(super) fn bound(source: &Value, edits: &BTreeMap<String, NodeEdits>, mode: M
     provenance.written.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.len()));
     provenance.copy = Some(format!("/$defs/{OTHER}"));
     if let Value::Object(map) = &mut other {
-        for key in ["$id", "$schema", "$anchor", "$dynamicAnchor", "$vocabulary"] {
-            map.shift_remove(key);
-        }
+        // The copy is no resource of its own: the root's identifiers stay with the main copy.
+        map.retain(|key, _| !vocabulary::is_identifier(key));
     }
     let value = match main {
         Value::Object(mut map) => {

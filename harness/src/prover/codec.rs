@@ -28,6 +28,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use schema_fidelity_translators::codec::{Codec, NullSite};
+use schema_fidelity_translators::vocabulary::{self, InstanceType};
 use schema_fidelity_translators::{locate, walk};
 use serde_json::{Map, Value};
 
@@ -79,7 +80,7 @@ pub fn decoded(projection: &Value, codec: &Codec) -> Result<Value, Unsupported> 
         let node = &node;
         if let Some(k) = node
             .keys()
-            .find(|k| asserts(k) && !SITE_OBJECT.contains(&k.as_str()))
+            .find(|k| vocabulary::asserts(k) && !SITE_OBJECT.contains(&k.as_str()))
         {
             return Err(Unsupported(format!(
                 "the codec site object `{object}` also holds `{k}`"
@@ -143,11 +144,6 @@ pub fn decoded(projection: &Value, codec: &Codec) -> Result<Value, Unsupported> 
     Ok(out)
 }
 
-fn asserts(keyword: &str) -> bool {
-    keyword == "dependencies"
-        || keyword == "format"
-        || schema_fidelity_translators::vocabulary::asserts(keyword)
-}
 
 /// Every node from which a site's object is reached must lead there only by edges the codec's
 /// walk follows as validation does, and hold nothing else that applies in place.
@@ -210,7 +206,7 @@ fn check_paths(root: &Value, doc: &Doc<'_>, sites: &[NullSite]) -> Result<(), Un
             let allowed = match edge {
                 Edge::Child(k) => match k.as_str() {
                     "properties" | "items" | "prefixItems" | "additionalProperties" => true,
-                    "$defs" | "definitions" => true, // a container, not an edge of validation
+                    k if vocabulary::holds_definitions(k) => true, // a container, not an edge of validation
                     "anyOf" | "oneOf" => node.is_some_and(|n| nullable_wrapper(n, k)),
                     _ => false,
                 },
@@ -226,42 +222,21 @@ fn check_paths(root: &Value, doc: &Doc<'_>, sites: &[NullSite]) -> Result<(), Un
         if let Some(node) = node
             && !objects.contains(from.as_str())
         {
+            // `then`/`else` go with `if`: the three count once.
             let in_place = node
                 .keys()
-                .filter(|k| {
-                    matches!(
-                        k.as_str(),
-                        "$ref"
-                            | "anyOf"
-                            | "oneOf"
-                            | "allOf"
-                            | "if"
-                            | "not"
-                            | "dependentSchemas"
-                            | "$dynamicRef"
-                    )
-                })
+                .filter(|k| vocabulary::in_place(k) && !matches!(k.as_str(), "then" | "else"))
                 .count();
-            let object_keywords = node.keys().any(|k| {
-                matches!(
-                    k.as_str(),
-                    "required"
-                        | "patternProperties"
-                        | "propertyNames"
-                        | "minProperties"
-                        | "maxProperties"
-                        | "dependentRequired"
-                        | "dependencies"
-                        | "unevaluatedProperties"
-                )
-            });
+            // Any keyword on objects says something about the site's object here, beside it.
+            let object_keywords = node
+                .keys()
+                .any(|k| vocabulary::instance_type(k) == Some(InstanceType::Object));
             let leads_in_place = edges.get(from).into_iter().flatten().any(|(to, e)| {
                 leads.contains(to) && matches!(e, Edge::Ref)
                     || matches!(e, Edge::Child(k) if k == "anyOf" || k == "oneOf")
                         && leads.contains(to)
             });
-            if leads_in_place
-                && (in_place > 1 || object_keywords || node.contains_key("properties"))
+            if leads_in_place && (in_place > 1 || object_keywords)
             {
                 return Err(Unsupported(format!(
                     "`{from}` applies more than one schema in place on the way to a codec site"

@@ -23,7 +23,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use schema_fidelity_translators::equality::json_eq;
-use schema_fidelity_translators::{Types, walk};
+use schema_fidelity_translators::{Types, vocabulary, walk};
 use serde_json::{Map, Value};
 
 use super::docs::Doc;
@@ -292,30 +292,16 @@ const ELEMENTARY: [Types; 7] = [
 ];
 
 /// Whether a keyword asserts under the validator the oracle uses (draft 2020-12, and the draft-07
-/// `dependencies`, which jsonschema 0.61 still asserts).
+/// `dependencies`, which jsonschema 0.61 still asserts): the registry's.
 fn asserting(keyword: &str, formats: bool) -> bool {
-    if keyword == "format" {
-        return formats;
-    }
-    keyword == "dependencies" || schema_fidelity_translators::vocabulary::asserts(keyword)
+    vocabulary::asserts_under(keyword, formats)
 }
 
-/// Keywords that make a node's `unevaluated*` see more than its own keywords.
+/// Keywords that make a node's `unevaluated*` see more than its own keywords: the in-place
+/// applicators whose annotations they read (not `not`; not `dependencies`, whose annotations the
+/// validator's `unevaluated*` ignore).
 fn in_place_applicators(map: &Map<String, Value>) -> bool {
-    [
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "if",
-        "then",
-        "else",
-        "dependentSchemas",
-        "dependencies",
-        "$ref",
-        "$dynamicRef",
-    ]
-    .iter()
-    .any(|k| map.contains_key(*k))
+    map.keys().any(|k| vocabulary::evaluates_in_place(k))
 }
 
 /// The prover of `B ⊆ A` for one pair of documents.

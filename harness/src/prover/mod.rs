@@ -27,7 +27,7 @@ pub mod inclusion;
 
 use std::time::{Duration, Instant};
 
-use schema_fidelity_translators::{Codec, walk};
+use schema_fidelity_translators::{Codec, vocabulary, walk};
 use serde_json::{Map, Value};
 
 pub use inclusion::{Seg, Stop, Why};
@@ -236,7 +236,8 @@ fn proof(result: Result<(), Vec<Stop>>) -> Proof {
     }
 }
 
-/// A schema with what asserts nothing set aside: annotations removed from every schema node,
+/// A schema with what asserts nothing set aside: notes (annotations, comments, unknown keys:
+/// [`vocabulary::is_note`]) removed from every schema node,
 /// `type` as a sorted list, `required` sorted. Two documents equal this way accept the same
 /// instances (every reference is a pointer into a document of the same shape).
 fn canonical(schema: &Value) -> Value {
@@ -252,8 +253,7 @@ fn canonical(schema: &Value) -> Value {
         let mut out = Map::new();
         for (k, value) in map {
             let kept = match k.as_str() {
-                "title" | "description" | "default" | "examples" | "deprecated" | "readOnly"
-                | "writeOnly" | "$comment" => false,
+                k if vocabulary::is_note(k) => false,
                 "type" => {
                     let mut names: Vec<Value> = match &value {
                         Value::String(_) => vec![value.clone()],

@@ -22,7 +22,8 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use schema_fidelity_translators::{Types, refs, walk};
+use schema_fidelity_translators::vocabulary::InstanceType;
+use schema_fidelity_translators::{Types, refs, vocabulary, walk};
 use serde_json::{Map, Value};
 
 use super::strings::Pattern;
@@ -36,11 +37,11 @@ const NODE_BUDGET: usize = 512;
 /// Most conjuncts one node gathers (`allOf` and `$ref` chains).
 const MAX_CONJUNCTS: usize = 64;
 
-/// Keywords that constrain nothing by themselves (references are followed separately).
-const INERT: &[&str] = &[
-    "$ref", "$dynamicRef", "$id", "$schema", "$anchor", "$dynamicAnchor", "$comment", "$defs", "$vocabulary", "definitions", "title",
-    "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
-];
+/// Whether a key constrains nothing by itself: it asserts nothing (annotations, unknown keys,
+/// identifiers, definitions), or it is a reference, which the compiler follows separately.
+fn inert(key: &str) -> bool {
+    vocabulary::is_reference(key) || !vocabulary::asserts(key)
+}
 
 /// A compiled schema.
 #[derive(Debug)]
@@ -366,7 +367,7 @@ impl<'a> Compiler<'a> {
                     }
                     // A node that only refers (and annotates) adds no constraint of its own;
                     // leaving it out lets a recursive `$ref` meet its target's memo entry.
-                    if !map.keys().all(|k| INERT.contains(&k.as_str())) {
+                    if !map.keys().all(|k| inert(k)) {
                         out.push(part);
                     }
                     for keyword in REFERENCES {
@@ -512,14 +513,13 @@ impl<'a> Compiler<'a> {
                     s.dependent_required.push((key.clone(), names));
                 }
             }
-            for keyword in ["properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames", "dependentSchemas"] {
-                if m.contains_key(keyword) {
-                    s.hinted = s.hinted.or(Types::OBJECT);
-                }
-            }
-            for keyword in ["items", "prefixItems", "contains", "unevaluatedItems"] {
-                if m.contains_key(keyword) {
-                    s.hinted = s.hinted.or(Types::ARRAY);
+            // A subschema keyword of objects or arrays hints its type, whatever its value.
+            for key in m.keys() {
+                if let Some(f) = vocabulary::facts(key)
+                    && f.value != vocabulary::ValueKind::Data
+                    && let Some(t) = f.instance.filter(|t| matches!(t, InstanceType::Object | InstanceType::Array))
+                {
+                    s.hinted = s.hinted.or(t.types());
                 }
             }
         }
@@ -639,6 +639,23 @@ pub(crate) use schema_fidelity_translators::equality::key as equality_key;
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The compiler follows every reference the registry knows, and leaves out of a conjunction
+    /// exactly the keys that assert nothing besides them.
+    #[test]
+    fn references_and_inert_keys_are_the_registry_s() {
+        let registry: Vec<&str> = vocabulary::DRAFT_2020_12.iter().filter(|k| k.is_reference()).map(|k| k.name).collect();
+        assert_eq!(REFERENCES.as_slice(), registry.as_slice());
+        let inert_keywords: Vec<&str> = vocabulary::DRAFT_2020_12.iter().map(|k| k.name).filter(|k| inert(k)).collect();
+        assert_eq!(
+            inert_keywords,
+            [
+                "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary", "$comment", "$defs", "title", "description", "default",
+                "deprecated", "readOnly", "writeOnly", "examples", "contentEncoding", "contentMediaType", "contentSchema"
+            ]
+        );
+        assert!(inert("definitions") && inert("nullable") && inert("x-vendor") && !inert("dependencies") && !inert("format"));
+    }
 
     fn shape(plan: &Plan, id: NodeId) -> &Shape {
         match plan.node(id) {

@@ -31,26 +31,16 @@ use std::convert::Infallible;
 use serde_json::{Map, Value};
 
 use crate::algebra::conj::{Conj, conj};
+use crate::vocabulary::{self, Bound, InstanceType};
 
 /// The one type set ([`crate::types`]), read here by type names.
 pub(crate) use crate::types::Types;
 
 /// The JSON type a keyword constrains (it is vacuous on other types), or `None` for keywords that
-/// apply to every type.
+/// apply to every type: the registry's [`vocabulary::instance_type`], by name.
 pub(crate) fn domain(keyword: &str) -> Option<&'static str> {
-    Some(match keyword {
-        "minLength" | "maxLength" | "pattern" | "format" | "contentEncoding" | "contentMediaType" | "contentSchema" => "string",
-        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
-        "properties" | "patternProperties" | "additionalProperties" | "required" | "dependentRequired" | "dependentSchemas"
-        | "propertyNames" | "minProperties" | "maxProperties" | "unevaluatedProperties" => "object",
-        "items" | "prefixItems" | "contains" | "minContains" | "maxContains" | "minItems" | "maxItems" | "uniqueItems"
-        | "unevaluatedItems" => "array",
-        _ => return None,
-    })
+    vocabulary::instance_type(keyword).map(InstanceType::name)
 }
-
-const LOWER_BOUNDS: [&str; 6] = ["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"];
-const UPPER_BOUNDS: [&str; 6] = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"];
 
 /// The types a schema admits, from `type`, `enum` and `const` (any type when none says).
 pub(crate) fn admitted_types(schema: &Map<String, Value>) -> Types {
@@ -108,7 +98,7 @@ pub(crate) struct Union {
 
 /// The [`join`] of `branches` with what it could not say exactly. Exact (no residue) when at most
 /// one branch can match anything, when a branch accepts everything, or when every branch is a set
-/// of values (`enum`/`const` and annotations only), which the join unites as they are. Anything
+/// of values (`enum`/`const` beside notes only: [`vocabulary::is_note`]), which the join unites as they are. Anything
 /// else is called inexact, even where the join happens to be exact: a residue the caller drops is
 /// a widening its table declares, so over-reporting one costs nothing, under-reporting would lie.
 pub(crate) fn union(branches: &[Value]) -> Union {
@@ -119,7 +109,7 @@ pub(crate) fn union(branches: &[Value]) -> Union {
     let values_only = |b: &&Value| {
         b.as_object().is_some_and(|m| {
             (m.contains_key("enum") || m.contains_key("const"))
-                && m.keys().all(|k| matches!(k.as_str(), "enum" | "const" | "title" | "description" | "$comment" | "examples" | "default"))
+                && m.keys().all(|k| matches!(k.as_str(), "enum" | "const") || vocabulary::is_note(k))
         })
     };
     let exact = live.len() <= 1 || branches.iter().any(accepts_all) || live.iter().all(values_only);
@@ -187,9 +177,9 @@ pub(crate) fn join(branches: &[Value]) -> Value {
             continue;
         }
         let values: Vec<&Value> = adm.iter().filter_map(|b| b.get(key)).collect();
-        let joined = if LOWER_BOUNDS.contains(&key) {
+        let joined = if vocabulary::bound(key) == Some(Bound::Lower) {
             values.iter().copied().min_by(|x, y| number(x).total_cmp(&number(y))).cloned()
-        } else if UPPER_BOUNDS.contains(&key) {
+        } else if vocabulary::bound(key) == Some(Bound::Upper) {
             values.iter().copied().max_by(|x, y| number(x).total_cmp(&number(y))).cloned()
         } else if key == "propertyNames" {
             Some(join(&values.iter().map(|v| (*v).clone()).collect::<Vec<_>>()))
@@ -283,7 +273,7 @@ fn join_arrays(out: &mut Map<String, Value>, adm: &[&Map<String, Value>]) {
     if !is_accept_all(&items) {
         out.insert("items".to_owned(), items);
     }
-    let group = ["contains", "minContains", "maxContains"];
+    let group = vocabulary::CONTAINS_GROUP;
     if adm.iter().all(|b| group.iter().all(|k| b.get(*k) == adm[0].get(*k))) {
         for k in group {
             if let Some(v) = adm[0].get(k) {

@@ -19,11 +19,12 @@
 //! `dependentRequired` lists unite, `uniqueItems` is true if either side says so, `allOf` lists
 //! concatenate, a property declared on one side must also satisfy the other side's
 //! `additionalProperties` (so a closed side forbids the other side's extra properties),
-//! `prefixItems`/`items` line up position by position. Annotations and unknown keywords keep the
-//! first value (they reject nothing, so that is exact).
+//! `prefixItems`/`items` line up position by position. Keys that assert nothing
+//! ([`crate::vocabulary::asserts`]: annotations, the content keywords among them, identifiers,
+//! comments, unknown keys) keep the first value (they reject nothing, so that is exact).
 //!
 //! What stays in the residue: two different values of any other assertion (`pattern`, `format`,
-//! `not`, `$ref`, `anyOf`, `oneOf`, `contentEncoding`, `unevaluated*`, ...), a `multipleOf` pair
+//! `not`, `$ref`, `anyOf`, `oneOf`, `unevaluated*`, the draft-07 `dependencies`, ...), a `multipleOf` pair
 //! whose least common multiple is out of exact range, a malformed `type`, two different
 //! `contains` or `if`/`then`/`else` groups, the object keywords of `b` when both sides have
 //! object keywords and an `additionalProperties` would have to be read against a
@@ -49,6 +50,7 @@ use super::meet;
 use super::numbers::least_common_multiple;
 use super::types::{Types, value_set};
 use crate::equality::json_eq;
+use crate::vocabulary::{self, Bound};
 
 /// The conjunction of two schema maps; see the module documentation.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,17 +65,10 @@ pub(crate) enum Conj {
     },
 }
 
-/// Keywords that reject nothing: two values keep the first, exactly.
-const ANNOTATIONS: &[&str] = &[
-    "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment", "$schema", "$id", "$anchor",
-    "$dynamicAnchor", "$vocabulary",
-];
-const LOWER_BOUNDS: [&str; 5] = ["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"];
-const UPPER_BOUNDS: [&str; 5] = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"];
-const OBJECT_GROUP: [&str; 3] = ["properties", "patternProperties", "additionalProperties"];
-const ARRAY_GROUP: [&str; 2] = ["prefixItems", "items"];
+const OBJECT_GROUP: [&str; 3] = vocabulary::PROPERTY_GROUP;
+const ARRAY_GROUP: [&str; 2] = vocabulary::ITEM_GROUP;
 /// Keyword groups that only mean something together: two different groups stay apart.
-const WHOLE_GROUPS: [&[&str]; 2] = [&["contains", "minContains", "maxContains"], &["if", "then", "else"]];
+const WHOLE_GROUPS: [&[&str]; 2] = [&vocabulary::CONTAINS_GROUP, &vocabulary::CONDITIONAL_GROUP];
 
 /// Whether a schema was marked unsatisfiable (`not: {}` or `not: true`).
 pub(crate) fn is_unsatisfiable(schema: &Map<String, Value>) -> bool {
@@ -160,10 +155,13 @@ pub(crate) fn conj<E>(a: &Map<String, Value>, b: &Map<String, Value>, sub: &mut 
                 }
                 Some(Value::Object(merged))
             }
-            k if LOWER_BOUNDS.contains(&k) => meet::bound(Some(&ours), Some(theirs), true),
-            k if UPPER_BOUNDS.contains(&k) => meet::bound(Some(&ours), Some(theirs), false),
-            k if ANNOTATIONS.contains(&k) || !crate::vocabulary::is_keyword(k) => meet::annotation(Some(&ours), Some(theirs)),
-            _ => None,
+            k => match vocabulary::bound(k) {
+                Some(side) => meet::bound(Some(&ours), Some(theirs), side == Bound::Lower),
+                // Keys that reject nothing (annotations, the content keywords among them,
+                // identifiers, comments, unknown keys): two values keep the first, exactly.
+                None if !vocabulary::asserts(k) => meet::annotation(Some(&ours), Some(theirs)),
+                None => None,
+            },
         };
         match combined {
             Some(value) => {

@@ -32,7 +32,7 @@ fn peel<'v>(root: &'v Value, pointer: &str, node: &'v Value, follow: Follow<'_>)
     for _ in 0..16 {
         let Some(map) = current.1.as_object() else { break };
         let Some(reference) = map.get("$ref").and_then(Value::as_str) else { break };
-        let only_ref = map.keys().all(|k| k == "$ref" || !constrains(k));
+        let only_ref = map.keys().all(|k| k == "$ref" || !crate::vocabulary::asserts(k));
         let target = follow(&current.0, reference).and_then(|t| root.pointer(&t).map(|v| (t, v)));
         match target {
             Some(next) if only_ref => current = next,
@@ -40,16 +40,6 @@ fn peel<'v>(root: &'v Value, pointer: &str, node: &'v Value, follow: Follow<'_>)
         }
     }
     current
-}
-
-/// Whether a keyword can reject an instance (as opposed to annotating it).
-fn constrains(keyword: &str) -> bool {
-    crate::vocabulary::is_keyword(keyword)
-        && !matches!(
-            keyword,
-            "title" | "description" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment" | "$schema" | "$id"
-                | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$defs" | "contentEncoding" | "contentMediaType" | "contentSchema"
-        )
 }
 
 /// The JSON types a (peeled) branch can accept, judged from `type`, `const` and `enum` alone.

@@ -47,7 +47,7 @@ use crate::codec::{Codec, NullSite};
 use crate::form::Form;
 use crate::model::{Dialect, Outcome, Projection, Refusal, Translator};
 use crate::refs::Resolver;
-use crate::vocabulary;
+use crate::vocabulary::{self, Polarity};
 use crate::walk;
 
 /// Claude through Cloud Code Assist.
@@ -188,7 +188,8 @@ struct Scan {
     directed_not_positive: Option<String>,
     unevaluated: Option<String>,
     dynamic: Option<String>,
-    /// `$id`, `$anchor` or `$dynamicAnchor` inside a combinator branch that will be merged away.
+    /// An identifier (`$id`, `$anchor`, `$dynamicAnchor`, ...) inside a combinator branch that will
+    /// be merged away.
     resource_in_branch: Option<String>,
     /// A `#`-pointer through `anyOf`/`oneOf`/`allOf`: its target moves when branches merge.
     reference_into_branch: Option<String>,
@@ -219,7 +220,7 @@ impl Scan {
         if ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"].iter().any(|k| map.contains_key(*k)) {
             note(&mut self.dynamic);
         }
-        if in_branch && ["$id", "$anchor", "$dynamicAnchor", "$schema"].iter().any(|k| map.contains_key(*k)) {
+        if in_branch && map.keys().any(|k| vocabulary::is_identifier(k)) {
             note(&mut self.resource_in_branch);
         }
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
@@ -232,7 +233,8 @@ impl Scan {
         }
         let bounded_contains = map.contains_key("maxContains");
         for child in walk::children(node) {
-            let flips = matches!(child.keyword, "not" | "if") || (child.keyword == "contains" && bounded_contains);
+            let flips = matches!(vocabulary::polarity(child.keyword), Some(Polarity::Negated | Polarity::Condition))
+                || (child.keyword == "contains" && bounded_contains);
             let branch = in_branch || matches!(child.keyword, "anyOf" | "oneOf" | "allOf");
             self.visit(child.schema, &format!("{pointer}{}", child.pointer_suffix()), positive && !flips, branch, depth + 1);
         }
@@ -279,18 +281,19 @@ fn pointer_walks_through_combinator(reference: &str) -> bool {
 /// Keywords through which an object's instance location is reached the way the codec walks it.
 const PATH_KEYWORDS: [&str; 4] = ["properties", "items", "prefixItems", "additionalProperties"];
 
-/// Keywords that look at nothing but their own value's shape, so a property made optional by the
-/// codec cannot be seen missing by them (no `minProperties`, `enum`, `not`, `dependent*`, `$ref`,
-/// combinators, `contains`, `uniqueItems`, `patternProperties`, `unevaluated*` ...).
-const PLAIN_KEYWORDS: [&str; 32] = [
+/// Assertions that look at nothing but their own value's shape, so a property made optional by the
+/// codec cannot be seen missing by them (no `minProperties`, `enum`, `not`, `dependent*`, the
+/// draft-07 `dependencies`, `$ref`, combinators, `contains`, `uniqueItems`, `patternProperties`,
+/// `unevaluated*` ...).
+const PLAIN_ASSERTIONS: [&str; 17] = [
     "type", "properties", "required", "items", "prefixItems", "additionalProperties", "minItems", "maxItems", "minLength", "maxLength",
-    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "title", "description", "default",
-    "examples", "deprecated", "readOnly", "writeOnly", "$comment", "$schema", "$id", "$anchor", "$defs", "contentEncoding",
-    "contentMediaType", "contentSchema",
+    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
 ];
 
+/// Whether every key of a node is a plain assertion or asserts nothing (annotations, identifiers,
+/// definitions, unknown keys: the registry's [`vocabulary::asserts`]).
 fn is_plain_node(node: &Value) -> bool {
-    node.as_object().is_some_and(|map| map.keys().all(|k| !vocabulary::is_keyword(k) || PLAIN_KEYWORDS.contains(&k.as_str())))
+    node.as_object().is_some_and(|map| map.keys().all(|k| !vocabulary::asserts(k) || PLAIN_ASSERTIONS.contains(&k.as_str())))
 }
 
 #[derive(Debug, Default)]
@@ -418,10 +421,7 @@ fn without_null(schema: &Map<String, Value>) -> Option<Value> {
 /// A branch that accepts `null` and nothing else, and says nothing but that (and annotations).
 fn is_null_only(branch: &Value) -> bool {
     let Some(map) = branch.as_object() else { return false };
-    let only_types_and_annotations = map.keys().all(|k| {
-        !vocabulary::is_keyword(k)
-            || matches!(k.as_str(), "type" | "const" | "enum" | "title" | "description" | "$comment" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly")
-    });
+    let only_types_and_annotations = map.keys().all(|k| matches!(k.as_str(), "type" | "const" | "enum") || vocabulary::is_note(k));
     let admitted = algebra::admitted_types(map);
     only_types_and_annotations && admitted.single() == Some("null") && ["type", "const", "enum"].iter().any(|k| map.contains_key(*k))
 }

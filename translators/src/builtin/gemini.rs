@@ -53,6 +53,7 @@ use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
 use crate::refs::{Charset, Names, Resolver};
 use crate::types::Types;
+use crate::vocabulary::{self, Effect};
 use crate::walk::{self, Occurrence};
 
 /// Gemini `parametersJsonSchema` (JSON Schema subset).
@@ -121,8 +122,6 @@ const SPILLED: &[&str] = &[
     "unevaluatedProperties",
 ];
 
-/// Annotations without a field in the subset, moved into `description`; acceptance is unchanged.
-const ANNOTATIONS: &[&str] = &["default", "examples", "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType", "contentSchema"];
 
 /// The schema that accepts nothing, written in the subset: what a `false` subschema, an empty
 /// `enum` and a cut recursion become. Never `{}`.
@@ -142,10 +141,6 @@ fn no_property() -> Value {
     json!({"description": "No property is valid here (`propertyNames: false`).", "additionalProperties": false})
 }
 
-/// Spilled keywords whose value may hold a `false`: spilling one would accept what that `false`
-/// rejects (an inversion), so such a value is refused instead. (`not` is absent: below it a
-/// `false` only accepts more; `if`/`then`/`else` are [`Build::conditional`]'s.)
-const HOLDS_SUBSCHEMAS: &[&str] = &["contains", "propertyNames", "patternProperties", "unevaluatedItems", "unevaluatedProperties"];
 
 /// One conjunct of a node: a disjunction (an `anyOf`) or a single schema.
 enum Slot {
@@ -363,14 +358,20 @@ impl Build<'_> {
                 }
                 "if" => self.conditional(map, pointer, &mut slots, &mut notes, frames, optional, depth)?,
                 k if SPILLED.contains(&k) => {
-                    if HOLDS_SUBSCHEMAS.contains(&k)
+                    // A spilled value may hold a `false` that rejects what reaches it: spilling
+                    // it would accept what that `false` rejects (an inversion), so such a value is
+                    // refused instead. (Not below `not`, where a `false` only accepts more;
+                    // `if`/`then`/`else` are [`Build::conditional`]'s.)
+                    if vocabulary::facts(k).is_some_and(vocabulary::Facts::holds_required_subschemas)
                         && let Some(inside) = self.searches.keyword(&self.doc, key, value, &at(key))
                     {
                         return Err(never_refusal(key, pointer, &inside));
                     }
                     notes.unenforced(key, value);
                 }
-                k if ANNOTATIONS.contains(&k) => notes.annotate(key, value),
+                // The other annotations of draft 2020-12 (`title` and `description` have fields,
+                // above) have none in the subset: moved into `description`, acceptance unchanged.
+                k if vocabulary::keyword(k).is_some_and(|k| k.facts.effect == Effect::Annotation) => notes.annotate(key, value),
                 // `$schema`, `$id`, `$anchor`, `$dynamicAnchor`, `$vocabulary`, `$comment`, `$defs`
                 // and extensions: resolved or annotations, so dropping them keeps acceptance.
                 _ => {}
@@ -624,6 +625,15 @@ fn pin(value: &Value, pointer: &str, depth: usize) -> Result<Value, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the translator spills is assertions (annotations go their own way), and the values it
+    /// searches for a `false` before spilling are those the registry says a `false` rejects in.
+    #[test]
+    fn spilled_keywords_assert_and_searched_ones_hold_required_subschemas() {
+        assert!(SPILLED.iter().all(|k| vocabulary::asserts(k)), "{SPILLED:?}");
+        let searched: Vec<&str> = SPILLED.iter().copied().filter(|k| vocabulary::facts(k).is_some_and(vocabulary::Facts::holds_required_subschemas)).collect();
+        assert_eq!(searched, ["contains", "propertyNames", "patternProperties", "dependentSchemas", "unevaluatedItems", "unevaluatedProperties"]);
+    }
 
     fn project(source: Value) -> Value {
         match Gemini.translate(&source) {

@@ -21,16 +21,16 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use crate::refs::Resolver;
-use crate::vocabulary::{self, ValueKind};
+use crate::vocabulary::{self, Applies, ValueKind};
 use crate::walk;
 
 /// Whether a schema asserts nothing: `true`, `{}`, or only identifiers, comments, definitions and
-/// annotations. Unknown keys are annotations in draft 2020-12, except the draft-07 `dependencies`,
-/// which the oracle's validator still applies.
+/// annotations ([`vocabulary::asserts`]: unknown keys are annotations in draft 2020-12; the
+/// draft-07 `dependencies` asserts, as the oracle's validator still applies it).
 pub(super) fn asserts_nothing(schema: &Value) -> bool {
     match schema {
         Value::Bool(b) => *b,
-        Value::Object(map) => map.keys().all(|k| if vocabulary::is_keyword(k) { !vocabulary::asserts(k) } else { k != "dependencies" }),
+        Value::Object(map) => map.keys().all(|k| !vocabulary::asserts(k)),
         _ => false,
     }
 }
@@ -108,17 +108,18 @@ fn search(doc: &Resolver<'_>, schema: &Value, pointer: &str, polarity: Polarity)
         }
         let bounded_contains = map.contains_key("maxContains");
         for child in walk::children(node).into_iter().rev() {
-            if matches!(child.keyword, "$defs" | "definitions") {
+            // Definitions count only where referenced, and `contentSchema` is never applied.
+            if vocabulary::facts(child.keyword).is_some_and(|f| f.applies == Some(Applies::Nowhere)) {
                 continue;
             }
-            let child_polarity = match child.keyword {
-                "if" => match if_polarity(map, polarity) {
+            let child_polarity = match vocabulary::polarity(child.keyword) {
+                Some(vocabulary::Polarity::Condition) => match if_polarity(map, polarity) {
                     Some(p) => p,
                     None => continue,
                 },
                 // One under `not`, or in a `contains` bounded by `maxContains`, flips.
-                "not" => polarity.flipped(),
-                "contains" if bounded_contains => polarity.flipped(),
+                Some(vocabulary::Polarity::Negated) => polarity.flipped(),
+                _ if child.keyword == "contains" && bounded_contains => polarity.flipped(),
                 _ => polarity,
             };
             stack.push((child.schema, format!("{at}{}", child.pointer_suffix()), child_polarity, depth + 1));

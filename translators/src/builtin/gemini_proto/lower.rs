@@ -14,6 +14,7 @@ use crate::algebra::{meet, numbers};
 use crate::builtin::gemini_common::{Notes, count, never_refusal, resolve, spill_conditional, too_deep, unevaluated_refusal};
 use crate::builtin::never::{Evaluated, Side, asserts_nothing, decided_branch, evaluated, is_never};
 use crate::model::Refusal;
+use crate::vocabulary::{self, Effect};
 use crate::walk;
 
 impl Build<'_> {
@@ -118,7 +119,9 @@ impl Build<'_> {
                         b.default = Some(value.clone());
                     }
                 }
-                "examples" | "deprecated" | "readOnly" | "writeOnly" | "contentEncoding" | "contentMediaType" | "contentSchema" => {
+                // Every other annotation of draft 2020-12 but the two the proto has fields for
+                // (read below): moved into `description`, acceptance unchanged.
+                k if !matches!(k, "title" | "description") && vocabulary::keyword(k).is_some_and(|k| k.facts.effect == Effect::Annotation) => {
                     notes.annotate(key, value);
                 }
                 _ => {}

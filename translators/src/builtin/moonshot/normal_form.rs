@@ -21,14 +21,6 @@ use crate::walk;
 /// One alternative of a node's normal form: a typed node, or `{$ref}` alone.
 type Alt = Map<String, Value>;
 
-/// Keywords that decide together which part of an instance each applies to.
-const GROUPS: [&[&str]; 4] = [
-    &["properties", "patternProperties", "additionalProperties"],
-    &["prefixItems", "items"],
-    &["contains", "minContains", "maxContains"],
-    &["if", "then", "else"],
-];
-
 const ANNOTATIONS: [&str; 2] = ["description", "title"];
 
 pub(super) struct Normalizer {
@@ -215,13 +207,14 @@ impl Normalizer {
         // reach. Elsewhere both sides' groups stay apart, `b`'s in the `allOf`.
         let mut theirs = b.clone();
         let mut leftover = Map::new();
-        for group in [&GROUPS[0], &GROUPS[1]] {
+        // Keywords that decide together which part of an instance each applies to.
+        for group in [&vocabulary::PROPERTY_GROUP[..], &vocabulary::ITEM_GROUP] {
             let both = group.iter().any(|k| a.contains_key(*k)) && group.iter().any(|k| b.contains_key(*k));
             let per_property = group[0] == "properties"
                 && !self.unevaluated
                 && [a, b].iter().all(|s| !s.contains_key("patternProperties") && !s.contains_key("additionalProperties"));
             if both && !per_property {
-                for k in *group {
+                for k in group {
                     if let Some(v) = theirs.remove(*k) {
                         leftover.insert((*k).to_owned(), v);
                     }

@@ -159,18 +159,16 @@ fn refused_reason(keyword: &str, value: &Value, at_root: bool) -> Option<&'stati
     })
 }
 
-/// Keywords that never reject an instance here: annotations, identifiers, and `minContains`/
-/// `maxContains`, which only act beside `contains` (refused).
+/// Keywords that never reject an instance here: those that assert nothing (annotations,
+/// identifiers, comments, definitions: the registry's), and `minContains`/`maxContains`, which
+/// only act beside `contains` (refused).
 fn inert(keyword: &str) -> bool {
-    matches!(
-        keyword,
-        "title" | "description" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment" | "$schema" | "$id"
-            | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$defs" | "contentEncoding" | "contentMediaType" | "contentSchema"
-            | "minContains" | "maxContains"
-    )
+    !crate::vocabulary::asserts(keyword) || matches!(keyword, "minContains" | "maxContains")
 }
 
-/// Whether a key of a (prepared) schema node can reject an instance.
+/// Whether a key of a (prepared) schema node can reject an instance. Extension keys never count:
+/// strict mode rejects unknown keys, so they are dropped (the table declares what that widens:
+/// the draft-07 `dependencies`).
 fn constrains(key: &str) -> bool {
     key == SPILL_MARKER || (crate::vocabulary::is_keyword(key) && !inert(key))
 }
