@@ -53,6 +53,14 @@ pub fn read_within(root: &Path, file: &Path, limit: u64) -> Option<Vec<u8>> {
 }
 
 /// Create every directory from `root` down to `dir`, each a real directory (not a link).
+///
+/// # Errors
+/// When `dir` is not under `root`, a directory on the way is not a real one, or one cannot be
+/// created.
+pub fn create_real_dirs(root: &Path, dir: &Path) -> io::Result<()> {
+    make_real_directories(root, dir)
+}
+
 fn make_real_directories(root: &Path, dir: &Path) -> io::Result<()> {
     let rel = dir.strip_prefix(root).map_err(|_| io::Error::other("outside the project"))?;
     let mut at = root.to_owned();

@@ -92,6 +92,10 @@ struct Cli {
     /// kept in target/schema-fidelity (also SCHEMA_FIDELITY_NO_CACHE=1)
     #[arg(long, global = true)]
     no_cache: bool,
+    /// Never set up an external translator's environment (a Python venv, node_modules): one that
+    /// is missing leaves its translators unavailable (also SCHEMA_FIDELITY_NO_INSTALL=1)
+    #[arg(long, global = true)]
+    no_install: bool,
 }
 
 #[derive(Subcommand)]
@@ -224,6 +228,9 @@ const EXIT_HELP: &str = concat!(
     "The JSON-Schema-Test-Suite is read from ../shared/jsts or $SCHEMA_FIDELITY_JSTS.\n",
     "External translators' answers and every trial's record are kept in target/schema-fidelity while\n",
     "their inputs are unchanged; --no-cache (or SCHEMA_FIDELITY_NO_CACHE=1) asks and judges every time.\n",
+    "An external translator's environment (`environment:` in its table) is set up on first use by `run`,\n",
+    "`check`, `explain` and `report`, its log in target/schema-fidelity/setup; --no-install (or\n",
+    "SCHEMA_FIDELITY_NO_INSTALL=1) never sets one up.\n",
     "Every SCHEMA_FIDELITY_* variable is checked before a command runs: a value it cannot take (a budget\n",
     "that is not a whole number up to its ceiling) is a usage error naming it; `report` writes nothing\n",
     "while a budget or witness setting differs from its default.\n",
@@ -267,6 +274,9 @@ fn main() -> ExitCode {
     };
     if cli.no_cache {
         settings.adapters.cache = false;
+    }
+    if cli.no_install {
+        settings.adapters.install = false;
     }
     for note in settings.notes() {
         eprintln!("note: {note}");
@@ -481,7 +491,7 @@ fn report_command(check_only: bool, settings: &Settings) -> Result<u8, String> {
     let loaded = load(settings)?;
     let resolver = trials::resolver(&loaded, &settings.adapters);
     if let Some(reason) = unavailable_translators(&loaded, &resolver) {
-        eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; install them (see .ci/run) to regenerate those");
+        eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; set them up (README, \"External translators\") to regenerate those");
     }
     let generated = report::generate(&loaded, &resolver, true)?;
     let project = &loaded.project;

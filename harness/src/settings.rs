@@ -13,6 +13,7 @@
 //! | `SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS`, `_ADAPTER_START_TIMEOUT_MS` | adapter timeouts, 1 to [`MAX_TIMEOUT_MS`] | every command that runs an adapter |
 //! | `SCHEMA_FIDELITY_PROTOCOL_STRICT` | strict adapter protocol: `1`, or `0`/empty | the same |
 //! | `SCHEMA_FIDELITY_NO_CACHE` | `1`: answer every schema from the adapters, neither reading nor writing the projection cache ([`external::cache`]) | the same |
+//! | `SCHEMA_FIDELITY_NO_INSTALL` | `1`: never set up an external translator's environment ([`external::setup`]); a missing one leaves it unavailable | the same |
 //! | `SCHEMA_FIDELITY_JSTS` | where the JSON-Schema-Test-Suite is ([`crate::project`]) | every command that loads the corpus |
 //! | `SCHEMA_FIDELITY_BLESS` | `1`, or `0`/empty: lets `cargo test --test contract` rewrite reports/ | the tests (checked here too) |
 //! | `SCHEMA_FIDELITY_TEST_PAUSE_AT` | a test hook: `report` stops at this step of its write until killed ([`crate::report::PAUSE_STEPS`]) | `report` |
@@ -53,6 +54,7 @@ const KNOWN: &[&str] = &[
     external::START_TIMEOUT_ENV,
     external::protocol::STRICT_ENV,
     external::cache::NO_CACHE_ENV,
+    external::setup::NO_INSTALL_ENV,
     crate::project::SUITE_ENV,
     crate::report::BLESS_ENV,
     TEST_PAUSE_ENV,
@@ -117,6 +119,7 @@ impl Settings {
         };
         let strict = switch(external::protocol::STRICT_ENV);
         let no_cache = switch(external::cache::NO_CACHE_ENV);
+        let no_install = switch(external::setup::NO_INSTALL_ENV);
         let _ = switch(crate::report::BLESS_ENV);
         let test_pause = var(TEST_PAUSE_ENV).filter(|s| !s.is_empty());
         if let Some(step) = &test_pause
@@ -132,7 +135,7 @@ impl Settings {
         if !problems.is_empty() {
             return Err(problems.join("\n"));
         }
-        let adapters = external::Config { request_timeout, start_timeout, strict, cache: !no_cache, ..defaults };
+        let adapters = external::Config { request_timeout, start_timeout, strict, cache: !no_cache, install: !no_install, ..defaults };
         Ok(Self { budgets, witness, adapters, test_pause, unknown })
     }
 

@@ -496,8 +496,13 @@ pub struct Table {
     /// run from the project root), which speaks the protocol in `protocol/`.
     pub run: Option<Vec<String>>,
     /// For an external translator: the command that installs its runtime and package, shown when
-    /// they are missing and its trials are skipped.
+    /// they are missing and its trials are skipped: the table's `install:`, or the commands that
+    /// make its `environment:`.
     pub install: Option<String>,
+    /// For an external translator: the environment its adapter runs in (`environment:`, a Python
+    /// virtual environment or an npm project), which the harness sets up on first use
+    /// ([`crate::external::setup`]).
+    pub environment: Option<crate::external::setup::Environment>,
     /// For an external translator: the package and the version pinned, as people name it
     /// (`@mastra/schema-compat 1.3.11 (npm)`), shown beside its verdicts in the reports.
     pub package: Option<String>,
@@ -681,6 +686,8 @@ struct TableFile {
     run: Option<Vec<String>>,
     #[serde(default)]
     install: Option<String>,
+    #[serde(default)]
+    environment: Option<crate::external::setup::Environment>,
     #[serde(default)]
     package: Option<String>,
     #[serde(default)]
@@ -974,6 +981,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         errors.push(err(top_level_line(text, "run"), "an external translator (`run:`) names its `package:` and pinned version, e.g. `package: \"@mastra/schema-compat 1.3.11 (npm)\"`".to_owned()));
     }
     errors.extend(entry_errors(text, file.run.is_some(), file.entry.as_ref()).into_iter().map(|(line, message)| err(line, message)));
+    errors.extend(environment_errors(text, file.run.is_some(), file.install.is_some(), file.environment.as_ref()).into_iter().map(|(line, message)| err(line, message)));
     errors.extend(models_errors(text, file.run.is_some(), file.models.as_deref(), dispositions_dir).into_iter().map(|(line, message)| err(line, message)));
 
     let mut tracked_rule_issues: Vec<(u64, String)> = Vec::new();
@@ -1305,7 +1313,8 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
         bounds,
         target_violations,
         run: file.run,
-        install: file.install,
+        install: file.install.or_else(|| file.environment.as_ref().map(crate::external::setup::Environment::install_hint)),
+        environment: file.environment,
         package: file.package,
         entry: file.entry,
         models: file.models,
@@ -1505,6 +1514,24 @@ fn resolve(path: &Path, keyword: &str, refinement: Option<String>, row: &Spanned
     })
 }
 
+/// What is wrong with a table's `environment:`: it is for an external translator (`run:`), whose
+/// `install:` hint it replaces (one source for both), and its folder is a plain relative path.
+fn environment_errors(text: &str, external: bool, install: bool, environment: Option<&crate::external::setup::Environment>) -> Vec<(Option<u64>, String)> {
+    let Some(environment) = environment else { return Vec::new() };
+    let line = top_level_line(text, "environment");
+    if !external {
+        return vec![(line, "`environment:` is for an external translator (`run:`), whose adapter runs in it; a built-in translator has none".to_owned())];
+    }
+    let mut out: Vec<(Option<u64>, String)> = environment.shape_problems().into_iter().map(|message| (line, message)).collect();
+    if install {
+        out.push((
+            top_level_line(text, "install"),
+            format!("`install:` goes with `environment:`: the harness sets the environment up itself, and the hint it shows is its commands (`{}`); remove `install:`", environment.install_hint()),
+        ));
+    }
+    out
+}
+
 /// What is wrong with a table's `entry:`: an external translator (`run:`) must name where its
 /// users send a tool, with every field filled in; a built-in one has no entry to drive.
 fn entry_errors(text: &str, external: bool, entry: Option<&EntryPoint>) -> Vec<(Option<u64>, String)> {
@@ -1699,7 +1726,9 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 /// What `run`, `report` and `check` would trip over in a table that loads: a `grammar:` that does
 /// not compile (every trial would fail on it), a `run:` program that is missing or not
-/// executable, or a script it names that does not exist (the translator cannot start), and a
+/// executable, or a script it names that does not exist (the translator cannot start; what its
+/// `environment:` makes counts as there until it is set up), an `environment:` whose folder or
+/// lock files are missing or that `run:` does not use, and a
 /// translator name that a report file takes for itself (`reserved`: `matrix`, `index`, `report`).
 /// `text` is the table's YAML (for the line of each key), `root` the project root, from which
 /// `run:` commands start.
@@ -1722,19 +1751,30 @@ pub fn lint_runnable(table: &Table, text: &str, root: &Path, reserved: &[&str]) 
     }
     if let Some(command) = &table.run {
         let install = table.install.as_deref().map(|c| format!("; install it with `{c}`")).unwrap_or_default();
+        // What the table's environment makes is there once it is set up, on first use: not a
+        // problem while it is not (a fresh clone has none), and `lint` never installs. Once it
+        // is there, what `run:` names in it must be too.
+        let provided = |word: &str| table.environment.as_ref().is_some_and(|e| e.provides(word) && std::fs::symlink_metadata(root.join(e.installed())).is_err());
         match command.split_first() {
             None => fail(at("run"), "`run:` is empty: it needs a program".to_owned()),
             Some((program, args)) => {
-                if let Err(why) = runnable_program(program, root) {
+                if !provided(program)
+                    && let Err(why) = runnable_program(program, root)
+                {
                     fail(at("run"), format!("the `run:` program `{program}` {why}{install}"));
                 }
                 // A script the program is given, named by a path: it must exist, or the adapter
                 // cannot start.
-                for arg in args.iter().filter(|a| a.contains('/') && !a.starts_with('-') && !a.contains("://")) {
+                for arg in args.iter().filter(|a| a.contains('/') && !a.starts_with('-') && !a.contains("://") && !provided(a)) {
                     if !root.join(arg).exists() {
                         fail(at("run"), format!("the `run:` argument `{arg}` names no file (paths are relative to the project root){install}"));
                     }
                 }
+            }
+        }
+        if let Some(environment) = &table.environment {
+            for problem in environment.problems(root, command) {
+                fail(at("environment"), problem);
             }
         }
     }

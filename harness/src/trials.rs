@@ -46,7 +46,9 @@ pub fn resolver(loaded: &Loaded, config: &external::Config) -> Resolver {
 /// [`resolver`] for any set of tables of the project at `root`.
 #[must_use]
 pub fn resolver_for<'a>(root: &std::path::Path, tables: impl Iterator<Item = &'a Table>, config: &external::Config) -> Resolver {
-    let declared = tables.filter_map(|table| Some((table.translator.as_str(), table.run.as_deref()?, table.install.as_deref())));
+    let declared = tables.filter_map(|table| {
+        Some(external::Declared { name: table.translator.as_str(), run: table.run.as_deref()?, install: table.install.as_deref(), environment: table.environment.as_ref() })
+    });
     let external = external::from_tables(root, declared, config);
     let builtin = builtin_resolver();
     Arc::new(move |name| match external.get(name) {
@@ -305,7 +307,7 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
         if let Some(settings) = &departure {
             eprintln!("note: settings {settings} differ from the defaults the reports are made with, so only the reports that depend on the tables alone were compared");
         } else if !unavailable.is_empty() {
-            eprintln!("note: {} not installed here (see .ci/run), so only reports/matrix.md and reports/index.html were compared", unavailable.join(", "));
+            eprintln!("note: {} unavailable here (their skipped trials say why), so only reports/matrix.md and reports/index.html were compared", unavailable.join(", "));
         } else if let Err(reason) = &project.suite {
             eprintln!("note: {reason}: only reports/matrix.md and reports/index.html were compared");
         }

@@ -30,23 +30,30 @@
 //! handshake with `unavailable` (its package is missing), [`Translator::unavailable`] says so with
 //! the table's `install:` command, and the trials are skipped with that reason.
 //!
+//! **Set up on first use.** A table that names its `environment:` (a Python virtual environment,
+//! an npm project) has it made the first time one of its translators is asked anything, before
+//! the adapter starts and before its fingerprint is taken ([`setup`]); `--no-install` turns that
+//! off. A missing runtime leaves the translator unavailable; a failed install faults every case.
+//!
 //! **Cached answers.** An answer confirmed by two equal translations is kept on disk ([`cache`])
 //! and given again while the adapter's code and installed packages are unchanged: a schema seen
 //! before does not start the adapter. The adapter starts on the first miss.
 //!
 //! Knobs (environment): [`TIMEOUT_ENV`] (per request, default 10 s), [`START_TIMEOUT_ENV`]
-//! (handshake, default 30 s), [`protocol::STRICT_ENV`] and [`cache::NO_CACHE_ENV`].
+//! (handshake, default 30 s), [`protocol::STRICT_ENV`], [`cache::NO_CACHE_ENV`] and
+//! [`setup::NO_INSTALL_ENV`].
 
 pub mod cache;
 pub mod entry;
 pub mod process;
 pub mod protocol;
+pub mod setup;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use schema_fidelity_translators::{Crash, Fault, Outcome, Translator};
@@ -55,6 +62,7 @@ use serde_json::Value;
 use self::cache::{Cache, Call};
 use self::process::{Process, ReceiveError, StdoutEvent};
 use self::protocol::{AnswerBody, LineError, Response, Started, Via};
+use self::setup::{Readiness, Setup};
 
 /// Milliseconds an adapter may take to answer one request.
 pub const TIMEOUT_ENV: &str = "SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS";
@@ -78,6 +86,10 @@ pub struct Config {
     /// test of an adapter's behaviour sees the adapter; the commands and the contract trials
     /// turn it on unless [`cache::NO_CACHE_ENV`] (or `--no-cache`) says otherwise.
     pub cache: bool,
+    /// Set up a table's `environment:` when it is missing or outdated ([`setup`]). Off by default,
+    /// so that a library caller never installs unasked; the commands and the contract trials turn
+    /// it on unless [`setup::NO_INSTALL_ENV`] (or `--no-install`) says otherwise.
+    pub install: bool,
 }
 
 impl Default for Config {
@@ -89,6 +101,7 @@ impl Default for Config {
             strict: false,
             start_attempts: 3,
             cache: false,
+            install: false,
         }
     }
 }
@@ -104,6 +117,7 @@ impl Config {
             start_timeout: millis(START_TIMEOUT_ENV).unwrap_or(defaults.start_timeout),
             strict: protocol::strict_from_env(),
             cache: !matches!(std::env::var(cache::NO_CACHE_ENV).as_deref().map(str::trim), Ok("1")),
+            install: !matches!(std::env::var(setup::NO_INSTALL_ENV).as_deref().map(str::trim), Ok("1")),
             ..defaults
         }
     }
@@ -137,6 +151,8 @@ impl AdapterSpec {
 pub struct Adapter {
     spec: AdapterSpec,
     config: Config,
+    /// The environment it runs in, made before it starts ([`setup`]).
+    setup: Option<Arc<Setup>>,
     state: Mutex<State>,
 }
 
@@ -147,6 +163,8 @@ enum GiveUp {
     Starts(String),
     /// A request went unanswered, and so did a probe of a new process: the fault.
     Hangs(String),
+    /// Its environment could not be set up: why, naming the log.
+    Setup(String),
 }
 
 enum State {
@@ -207,7 +225,21 @@ enum StartError {
 impl Adapter {
     #[must_use]
     pub fn new(spec: AdapterSpec, config: Config) -> Self {
-        Self { spec, config, state: Mutex::new(State::Idle { failed_starts: 0 }) }
+        Self { spec, config, setup: None, state: Mutex::new(State::Idle { failed_starts: 0 }) }
+    }
+
+    /// The adapter, run in the environment `setup` makes (on first use, before it starts).
+    #[must_use]
+    pub fn in_environment(mut self, setup: Arc<Setup>) -> Self {
+        self.setup = Some(setup);
+        self
+    }
+
+    /// Whether its environment is ready, setting it up first if it has to be (once per process).
+    /// An adapter without an environment is always ready.
+    pub fn readiness(&self) -> &Readiness {
+        static READY: Readiness = Readiness::Ready;
+        self.setup.as_deref().map_or(&READY, Setup::readiness)
     }
 
     #[must_use]
@@ -419,8 +451,22 @@ impl Adapter {
                     self.config.request_timeout.as_millis()
                 ));
             }
+            State::GivenUp(GiveUp::Setup(why)) => return Err(format!("{}: {why}", self.spec.label())),
             State::Idle { failed_starts } => *failed_starts,
         };
+        // Its environment first: made now if it has to be, or the reason it cannot run.
+        match self.readiness() {
+            Readiness::Ready => {}
+            Readiness::Unavailable(reason) => {
+                let reason = format!("{}: {reason}", self.spec.label());
+                *state = State::Unavailable(reason.clone());
+                return Err(reason);
+            }
+            Readiness::Failed(why) => {
+                *state = State::GivenUp(GiveUp::Setup(why.clone()));
+                return Err(format!("{}: {why}", self.spec.label()));
+            }
+        }
         match self.start() {
             Ok(running) => {
                 *state = State::Running(Box::new(running));
@@ -502,7 +548,9 @@ fn faulted(message: String) -> Outcome {
 pub struct ExternalTranslator {
     name: String,
     adapter: Arc<Adapter>,
-    cache: Option<Arc<Cache>>,
+    /// Opened on first use, once the adapter's environment is ready: its fingerprint covers the
+    /// installed packages, so it must not be taken before they are set up.
+    cache: Option<Arc<OnceLock<Cache>>>,
 }
 
 impl ExternalTranslator {
@@ -512,10 +560,18 @@ impl ExternalTranslator {
         Self { name: name.into(), adapter, cache: None }
     }
 
-    /// A translator that asks `cache` first, and `adapter` on a miss.
+    /// A translator that asks its cache first, and `adapter` on a miss. The cache is opened in
+    /// `cache` (shared by the translators of one adapter) on first use, after the adapter's
+    /// environment is set up; a translator whose environment failed to set up has none.
     #[must_use]
-    pub fn cached(name: impl Into<String>, adapter: Arc<Adapter>, cache: Arc<Cache>) -> Self {
+    pub fn cached(name: impl Into<String>, adapter: Arc<Adapter>, cache: Arc<OnceLock<Cache>>) -> Self {
         Self { name: name.into(), adapter, cache: Some(cache) }
+    }
+
+    /// The cache, opened once the environment is ready.
+    fn cache(&self) -> Option<&Cache> {
+        let cell = self.cache.as_ref()?;
+        matches!(self.adapter.readiness(), Readiness::Ready).then(|| cell.get_or_init(|| Cache::open(self.adapter.spec())))
     }
 
     /// Keep the handshake once the adapter has answered through it.
@@ -537,7 +593,7 @@ impl Translator for ExternalTranslator {
     }
 
     fn translate(&self, source: &Value) -> Outcome {
-        let Some(cache) = &self.cache else { return self.adapter.translate(&self.name, source) };
+        let Some(cache) = self.cache() else { return self.adapter.translate(&self.name, source) };
         if let Some(kept) = cache.get(&self.name, Call::Conversion, source) {
             return kept;
         }
@@ -548,22 +604,27 @@ impl Translator for ExternalTranslator {
     }
 
     /// Not asked of the adapter (which would start it) when it has started under the same
-    /// fingerprint before: a missing package changes the fingerprint.
+    /// fingerprint before: a missing package changes the fingerprint. Its environment is set up
+    /// first, if it has to be; one that failed to set up is not "unavailable": every case faults.
     fn unavailable(&self) -> Option<String> {
-        if self.cache.as_ref().is_some_and(|c| c.started().is_some()) && !self.adapter.has_run() {
+        if let Readiness::Unavailable(_) | Readiness::Failed(_) = self.adapter.readiness() {
+            return self.adapter.unavailable();
+        }
+        if self.cache().is_some_and(|c| c.started().is_some()) && !self.adapter.has_run() {
             return None;
         }
         self.adapter.unavailable()
     }
 
     /// The adapter's fingerprint ([`cache::fingerprint`]) when its answers are cached; without the
-    /// cache (`--no-cache`) its records are not kept either.
+    /// cache (`--no-cache`, or an environment that failed to set up) its records are not kept
+    /// either.
     fn fingerprint(&self) -> Option<u64> {
-        self.cache.as_ref().map(|c| c.fingerprint())
+        self.cache().map(Cache::fingerprint)
     }
 
     fn through_entry(&self, source: &Value) -> Option<Outcome> {
-        let Some(cache) = &self.cache else { return Some(self.adapter.translate_through_entry(&self.name, source)) };
+        let Some(cache) = self.cache() else { return Some(self.adapter.translate_through_entry(&self.name, source)) };
         if let Some(kept) = cache.get(&self.name, Call::Entry, source) {
             return Some(kept);
         }
@@ -574,21 +635,38 @@ impl Translator for ExternalTranslator {
     }
 }
 
-/// The external translators declared by `tables` (name, `run:` command, `install:` command), one
-/// adapter process per distinct command, run from `root`, each behind its cache when
-/// [`Config::cache`] says so.
+/// An external translator as its table declares it.
+#[derive(Debug, Clone, Copy)]
+pub struct Declared<'a> {
+    pub name: &'a str,
+    /// `run:`, the adapter's command.
+    pub run: &'a [String],
+    /// The install hint (`install:`, or the one `environment:` gives).
+    pub install: Option<&'a str>,
+    /// `environment:`, set up on first use.
+    pub environment: Option<&'a setup::Environment>,
+}
+
+/// The external translators `tables` declare, one adapter process per distinct command, run from
+/// `root`, each behind its cache when [`Config::cache`] says so, and each environment set up (on
+/// first use) once for every adapter that runs in it.
 #[must_use]
-pub fn from_tables<'a>(root: &std::path::Path, tables: impl IntoIterator<Item = (&'a str, &'a [String], Option<&'a str>)>, config: &Config) -> BTreeMap<String, Arc<ExternalTranslator>> {
-    type Shared = (Arc<Adapter>, Option<Arc<Cache>>);
+pub fn from_tables<'a>(root: &std::path::Path, tables: impl IntoIterator<Item = Declared<'a>>, config: &Config) -> BTreeMap<String, Arc<ExternalTranslator>> {
+    type Shared = (Arc<Adapter>, Option<Arc<OnceLock<Cache>>>);
     let mut adapters: BTreeMap<Vec<String>, Shared> = BTreeMap::new();
+    let mut setups: BTreeMap<setup::Environment, Arc<Setup>> = BTreeMap::new();
     let mut out = BTreeMap::new();
-    for (name, command, install) in tables {
+    for Declared { name, run: command, install, environment } in tables {
         let (adapter, cache) = adapters
             .entry(command.to_vec())
             .or_insert_with(|| {
                 let spec = AdapterSpec { command: command.to_vec(), cwd: root.to_owned(), install: install.map(str::to_owned) };
-                let cache = config.cache.then(|| Arc::new(Cache::open(&spec)));
-                (Arc::new(Adapter::new(spec, config.clone())), cache)
+                let mut adapter = Adapter::new(spec, config.clone());
+                if let Some(environment) = environment {
+                    let setup = setups.entry(environment.clone()).or_insert_with(|| Arc::new(Setup::new(environment.clone(), root, config.install)));
+                    adapter = adapter.in_environment(setup.clone());
+                }
+                (Arc::new(adapter), config.cache.then(|| Arc::new(OnceLock::new())))
             })
             .clone();
         let translator = match cache {

@@ -50,10 +50,12 @@ pub fn scaffold(name: &str) -> String {
     s.push_str(
         "# An external translator (any language, run over the JSON-lines protocol; README, \"Onboarding a\n\
          # translator\"): how to start its adapter, from the project root, and the command that installs\n\
-         # what it needs (shown when it is missing). The lint rejects a `run:` or `install:` that still\n\
-         # says TODO, and a `run:` program or script that does not exist; `package:` names what it runs,\n\
-         # with the version pinned (the reports show it). A built-in (Rust) translator needs none of\n\
-         # the three: delete them.\n",
+         # what it needs (shown when it is missing). For a Python venv or an npm project, replace\n\
+         # `install:` with the environment, which the harness then sets up on first use:\n\
+         # `environment: { kind: npm, dir: translators/external/node }` (or `kind: python-venv`).\n\
+         # The lint rejects a `run:` or `install:` that still says TODO, and a `run:` program or script\n\
+         # that does not exist; `package:` names what it runs, with the version pinned (the reports\n\
+         # show it). A built-in (Rust) translator needs none of these: delete them.\n",
     );
     let _ = writeln!(s, "run: [TODO-runtime, translators/external/TODO/{name}.adapter]   # e.g. [node, translators/external/node/{name}.mjs]");
     s.push_str("install: \"TODO: the command that installs it\"   # e.g. \"npm ci --prefix translators/external/node\"\n");

@@ -1009,7 +1009,7 @@ fn the_readme_onboarding_ends_with_report_and_shows_the_python_run_line() {
     assert!(last.contains("Regenerate the reports") && last.contains("schema-fidelity -- report"), "the last step: {last}");
     assert!(section.contains("schema-fidelity new my-translator"), "it starts from `new`");
     let table = std::fs::read_to_string(repo().join("dispositions/pydantic-ai-google.yaml")).expect("the Python table");
-    for key in ["run:", "install:"] {
+    for key in ["run:", "environment:"] {
         let line = table.lines().find(|l| l.starts_with(key)).expect("the key");
         let example = line.replace("pydantic_ai_google.py", "my_translator.py");
         assert!(section.contains(&example), "the README shows `{example}`");
