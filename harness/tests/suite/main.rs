@@ -21,6 +21,7 @@ mod fuzz;
 mod hostile;
 mod mutants;
 mod reports;
+mod setup;
 mod shared;
 mod tables;
 mod witness;
