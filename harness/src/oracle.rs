@@ -1060,7 +1060,7 @@ fn describe_witness(what: &mut String, w: &Witness, bounds: &Bounds<'_>) {
 fn literal_inversions(source: &Value, projection: &Value) -> Vec<String> {
     let Ok(occurrences) = walk::occurrences(source) else { return Vec::new() };
     let through_branches = |pointer: &str| {
-        let tokens = schema_fidelity_translators::locate::tokens(pointer);
+        let tokens = schema_fidelity_translators::walk::tokens(pointer);
         tokens.windows(2).any(|w| matches!(w[0].as_str(), "allOf" | "anyOf" | "oneOf") && w[1].parse::<usize>().is_ok())
     };
     occurrences

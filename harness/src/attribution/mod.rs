@@ -371,7 +371,7 @@ impl<'a> Bounds<'a> {
         if let Some(row) = self.row_at(&c.node, &c.keyword) {
             out.push(row);
         }
-        let tokens = schema_fidelity_translators::locate::tokens(&c.node);
+        let tokens = schema_fidelity_translators::walk::tokens(&c.node);
         let mut parent = String::new();
         for token in &tokens {
             if schema_fidelity_translators::walk::value_kind(token).is_some()

@@ -192,7 +192,7 @@ fn push(out: &mut Vec<Culprit>, culprit: Culprit) {
 /// Whether a keyword location names a subschema position (the value of a schema-valued keyword,
 /// or an entry of a schema map or array), not data that happens to be `false` (`const: false`).
 pub(super) fn is_schema_position(path: &str) -> bool {
-    let tokens = locate::tokens(path);
+    let tokens = walk::tokens(path);
     match tokens.as_slice() {
         [] => true,
         [.., last] if walk::value_kind(last) == Some(ValueKind::Schema) => true,
