@@ -25,7 +25,8 @@ use schema_fidelity::corpus::{Case, Origin};
 use schema_fidelity::oracle::{self, Env};
 use schema_fidelity::project::Project;
 use schema_fidelity::table::Direction;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
 use schema_fidelity::witness::{self, Plan, Pool, Scope, Settings, Sides};
 use schema_fidelity_translators::{Codec, walk};
 use serde_json::{Value, json};
@@ -56,7 +57,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let draws = args.iter().position(|a| a == "--draws").and_then(|i| args.get(i + 1)).and_then(|n| n.parse().ok()).unwrap_or(witness::DEFAULT_DRAWS);
     let own_only = args.iter().any(|a| a == "--own");
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = session::load(Project::at(trials::workspace_root()), &Selection::All);
     let env = Env { remotes: loaded.env.remotes.clone(), ..Env::default() };
     let mut prepared = Vec::new();
     for case in &loaded.cases {

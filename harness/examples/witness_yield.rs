@@ -9,12 +9,13 @@
 
 use schema_fidelity::oracle::{self, Env};
 use schema_fidelity::project::Project;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
 use schema_fidelity::witness::{self, Plan, Pool};
 
 fn main() {
     let all = std::env::args().any(|a| a == "--all");
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = session::load(Project::at(trials::workspace_root()), &Selection::All);
     let env = Env { remotes: loaded.env.remotes.clone(), ..Env::default() };
     let draws = 200;
     let (mut valid_total, mut miss_total, mut cases) = (0.0, 0.0, 0);

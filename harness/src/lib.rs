@@ -19,6 +19,7 @@
 //! - [`codec`]: applying a projection's instance mapping.
 //! - [`dialect`]: lifting non-JSON-Schema dialects for comparison.
 //! - [`retrieve`]: the offline `$ref` retriever.
+//! - [`session`]: the project, tables, corpus and records, loaded once per command or test run.
 //! - [`trials`]: tables × corpus as libtest-mimic trials.
 //! - [`external`]: translators in other languages, run as adapter processes over a JSON-lines protocol.
 //! - [`project`]: where things are on disk.
@@ -47,6 +48,7 @@ pub mod recursion;
 pub mod report;
 pub mod retrieve;
 pub mod schemas;
+pub mod session;
 pub mod settings;
 pub mod table;
 pub mod target;

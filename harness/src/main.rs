@@ -45,7 +45,8 @@ use schema_fidelity::{budget, json};
 use schema_fidelity::project::Project;
 use schema_fidelity::report::{self, check, explain, scaffold};
 use schema_fidelity::table;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
 
 /// All is well.
 const EXIT_OK: u8 = 0;
@@ -237,7 +238,7 @@ enum Format {
 }
 
 /// The translators whose runtime or package is missing here, as one sentence, if any.
-fn unavailable_translators(loaded: &trials::Loaded, resolver: &trials::Resolver) -> Option<String> {
+fn unavailable_translators(loaded: &session::Loaded, resolver: &session::Resolver) -> Option<String> {
     let missing: Vec<String> = loaded
         .tables
         .iter()
@@ -307,8 +308,8 @@ fn status(ok: bool) -> u8 {
 
 /// Tables and corpus, with the records of an earlier run read back unless the caches are off
 /// (`--no-cache`).
-fn load(settings: &Settings) -> Result<trials::Loaded, String> {
-    let mut loaded = trials::load(project()?, &Selection::All);
+fn load(settings: &Settings) -> Result<session::Loaded, String> {
+    let mut loaded = session::load(project()?, &Selection::All);
     if !settings.adapters.cache {
         loaded.records = schema_fidelity::records::Records::default();
     }
@@ -348,7 +349,7 @@ columns: compared  cases whose instances were compared: the projection agreed wi
 
 fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) -> Result<u8, String> {
     let loaded = Arc::new(load(settings)?);
-    let resolver = trials::resolver(&loaded, &settings.adapters);
+    let resolver = session::resolver(&loaded, &settings.adapters);
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
     check_wanted(wanted, &names)?;
     let mut ok = true;
@@ -479,7 +480,7 @@ fn report_command(check_only: bool, settings: &Settings) -> Result<u8, String> {
         return Err(format!("{set}: the committed reports are made with the default settings; unset these to write reports/"));
     }
     let loaded = load(settings)?;
-    let resolver = trials::resolver(&loaded, &settings.adapters);
+    let resolver = session::resolver(&loaded, &settings.adapters);
     if let Some(reason) = unavailable_translators(&loaded, &resolver) {
         eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; install them (see .ci/run) to regenerate those");
     }
@@ -553,7 +554,7 @@ fn explain_command(translator: String, keyword: Option<String>, generate: bool, 
         return Ok(EXIT_OK);
     };
     let rows = explain::find_rows(table, key, query.refinement.as_deref())?;
-    let translator = trials::resolver(&loaded, &settings.adapters)(&query.translator);
+    let translator = session::resolver(&loaded, &settings.adapters)(&query.translator);
     if let Some(reason) = translator.as_deref().and_then(|t| t.unavailable()) {
         eprintln!("note: `{}` is unavailable here, so its cases are not run: {reason}", query.translator);
     }
@@ -572,7 +573,7 @@ fn check_command(file: &str, wanted: &[String], json: bool, settings: &Settings)
     let tables = check::load_tables(&project);
     let names: Vec<&str> = tables.iter().map(|(n, _, _)| n.as_str()).collect();
     check_wanted(wanted, &names)?;
-    let resolver = trials::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &settings.adapters);
+    let resolver = session::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &settings.adapters);
     let mut selected = Vec::new();
     for (name, table, errors) in &tables {
         if !wanted.is_empty() && !wanted.contains(name) {
@@ -610,7 +611,7 @@ fn lint(settings: &Settings) -> Result<u8, String> {
     // What the `TRANSLATOR::lint` trials of `cargo test` reject, first: the table's own findings
     // and a translator no one provides. Every file is read; a file that does not parse is one
     // problem (its line), and the other files are still checked.
-    let resolver = trials::resolver(&loaded, &settings.adapters);
+    let resolver = session::resolver(&loaded, &settings.adapters);
     let mut problems = 0;
     for (name, table, errors) in &loaded.tables {
         for e in errors {

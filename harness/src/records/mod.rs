@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn a_record_is_made_once_however_often_and_from_however_many_threads_it_is_read() {
-        let root = crate::trials::workspace_root();
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
         let dir = root.join("dispositions");
         let table = crate::table::load(&dir.join("identity.yaml"), std::path::Path::new("dispositions/identity.yaml"), &dir).expect("identity table");
         let case = Arc::new(Case {
@@ -252,7 +252,7 @@ mod tests {
         let root = std::env::temp_dir().join(format!("schema-fidelity-kept-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).expect("scratch");
-        let dir = crate::trials::workspace_root().join("dispositions");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("dispositions");
         let table = crate::table::load(&dir.join("identity.yaml"), std::path::Path::new("dispositions/identity.yaml"), &dir).expect("identity table");
         let env = Env::default();
         let translator = Kept(std::sync::atomic::AtomicUsize::new(0), Some(7));
@@ -309,7 +309,7 @@ mod tests {
         let root = std::env::temp_dir().join(format!("schema-fidelity-kept-fault-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).expect("scratch");
-        let dir = crate::trials::workspace_root().join("dispositions");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("dispositions");
         let table = crate::table::load(&dir.join("identity.yaml"), std::path::Path::new("dispositions/identity.yaml"), &dir).expect("identity table");
         for _ in 0..2 {
             let store = Records::kept_under(&root);

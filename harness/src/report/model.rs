@@ -27,7 +27,7 @@ use crate::corpus::Case;
 use crate::oracle::{self, Attribution, Env, Verdict, Witness};
 use crate::table::{Direction, Disposition, Row, Table};
 use crate::records::Record;
-use crate::trials::{Loaded, Resolver};
+use crate::session::{Loaded, Resolver};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
 pub const FORMAT_VERSION: u32 = 6;
