@@ -9,11 +9,11 @@
 
 use std::time::Instant;
 
-use schema_fidelity::oracle::{Evidence, Verdict};
 use schema_fidelity::project::Project;
 use schema_fidelity::records::Record;
 use schema_fidelity::session::{self, Selection};
 use schema_fidelity::trials;
+use schema_fidelity::verdict::{Evidence, Verdict};
 use schema_fidelity_translators::builtin;
 
 fn main() {

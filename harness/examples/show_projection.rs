@@ -1,7 +1,7 @@
 use schema_fidelity::project::Project;
+use schema_fidelity::dialect;
 use schema_fidelity::session::{self, Selection};
 use schema_fidelity::trials;
-use schema_fidelity::dialect;
 use schema_fidelity_translators::{builtin, Outcome};
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -39,14 +39,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
-use schema_fidelity::oracle::Env;
+use schema_fidelity::diagnostic;
+use schema_fidelity::session::{self, Selection};
 use schema_fidelity::settings::Settings;
 use schema_fidelity::{budget, json};
 use schema_fidelity::project::Project;
 use schema_fidelity::report::{self, check, explain, scaffold};
 use schema_fidelity::table;
-use schema_fidelity::session::{self, Selection};
 use schema_fidelity::trials;
+use schema_fidelity::validation::Env;
 
 /// All is well.
 const EXIT_OK: u8 = 0;
@@ -324,7 +325,7 @@ fn project() -> Result<Project, String> {
 /// An error for a translator name no table has, suggesting the nearest.
 fn unknown_translator(name: &str, known: &[&str]) -> String {
     let mut message = format!("no table named `{name}` (dispositions/{name}.yaml)");
-    match table::nearest(name, known.iter().copied()) {
+    match diagnostic::nearest(name, known.iter().copied()) {
         Some(near) => message.push_str(&format!("; did you mean `{near}`?")),
         None => message.push_str(&format!("; tables: {}", known.join(", "))),
     }
@@ -630,7 +631,7 @@ fn lint(settings: &Settings) -> Result<u8, String> {
                 table::lint_runnable(table, &text, &loaded.project.root, report::RESERVED_NAMES)
             }
             None if report::RESERVED_NAMES.contains(&name.as_str()) => {
-                vec![table::TableError { file: format!("dispositions/{name}.yaml").into(), line: None, message: format!("`{name}` is a name the reports use for themselves; rename the translator") }]
+                vec![diagnostic::TableError { file: format!("dispositions/{name}.yaml").into(), line: None, message: format!("`{name}` is a name the reports use for themselves; rename the translator") }]
             }
             None => Vec::new(),
         };

@@ -15,10 +15,11 @@ use schema_fidelity_translators::Translator;
 
 use crate::corpus::{self, Case, CorpusError};
 use crate::external;
-use crate::oracle::Env;
+use crate::validation::Env;
 use crate::project::Project;
 use crate::records::Records;
-use crate::table::{self, Table, TableError};
+use crate::table::{self, Table};
+use crate::diagnostic::TableError;
 
 /// Looks a translator up by name.
 pub type Resolver = Arc<dyn Fn(&str) -> Option<Arc<dyn Translator>> + Send + Sync>;

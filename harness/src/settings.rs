@@ -153,7 +153,7 @@ impl Settings {
         self.unknown
             .iter()
             .map(|name| {
-                let near = crate::table::nearest(name, names.iter().copied()).map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
+                let near = crate::diagnostic::nearest(name, names.iter().copied()).map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
                 format!("{name} is not a setting of schema-fidelity and is ignored{near}")
             })
             .collect()

@@ -24,12 +24,12 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use schema_fidelity_translators::{Outcome, Translator};
 
 use crate::corpus;
+use crate::diagnostic;
 use crate::external;
-use crate::oracle::Verdict;
 use crate::project::Project;
 use crate::records::Record;
 use crate::session::{Loaded, Resolver, Selection, load, resolver};
-use crate::table;
+use crate::verdict::Verdict;
 
 impl Selection {
     /// [`Selection::Exact`] whenever a filter is given with `--exact` (as nextest, or a person,
@@ -102,8 +102,8 @@ fn nearest_name<'a>(name: &str, names: &'a [String]) -> Option<&'a str> {
     fn head(n: &str) -> &str {
         n.split_once("::").map_or(n, |(h, _)| h)
     }
-    let translator = names.iter().map(|n| head(n)).min_by_key(|h| table::edit_distance(head(name), h))?;
-    names.iter().filter(|n| head(n) == translator).min_by_key(|n| table::edit_distance(name, n)).map(String::as_str)
+    let translator = names.iter().map(|n| head(n)).min_by_key(|h| diagnostic::edit_distance(head(name), h))?;
+    names.iter().filter(|n| head(n) == translator).min_by_key(|n| diagnostic::edit_distance(name, n)).map(String::as_str)
 }
 
 /// The outcome of running the whole contract for one translator (used by the ratchet and the CLI).

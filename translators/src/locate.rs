@@ -23,8 +23,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::walk::tokens;
 use crate::{refs, walk};
+use crate::walk::tokens;
 
 /// At most this many schema nodes are visited for one location, so that a reference cycle or a
 /// wide union cannot make naming a culprit expensive.

@@ -19,8 +19,10 @@ use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::Value;
 
 use crate::corpus::Case;
-use crate::oracle::{self, Env, TrialEvidence, Verdict};
+use crate::oracle;
 use crate::table::{Row, Table};
+use crate::validation::Env;
+use crate::verdict::{TrialEvidence, Verdict};
 
 /// A row's identity within its table: keyword (or boolean subschema, or extension pattern) and
 /// refinement.
@@ -314,7 +316,7 @@ mod tests {
         for _ in 0..2 {
             let store = Records::kept_under(&root);
             let record = store.get(&table, &Faulting, &case_with(3), &Env::default());
-            assert!(matches!(&record.verdict, Verdict::Fail(f) if matches!(f.kind, crate::oracle::FailureKind::Fault(_))), "{:?}", record.verdict);
+            assert!(matches!(&record.verdict, Verdict::Fail(f) if matches!(f.kind, crate::verdict::FailureKind::Fault(_))), "{:?}", record.verdict);
             assert_eq!((store.made(), store.read_back()), (1, 0), "a fault is about the run, not the schema");
         }
         let _ = std::fs::remove_dir_all(&root);

@@ -12,12 +12,15 @@ use std::time::Duration;
 
 use libtest_mimic::Arguments;
 use schema_fidelity::corpus::{Case, Instance, Origin};
+use schema_fidelity::diagnostic;
 use schema_fidelity::external::{self, Adapter, AdapterSpec, Config, ExternalTranslator};
-use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
+use schema_fidelity::oracle;
 use schema_fidelity::project::Project;
-use schema_fidelity::table::{self, Table};
 use schema_fidelity::session::{self, Loaded};
+use schema_fidelity::table::{self, Table};
 use schema_fidelity::trials;
+use schema_fidelity::validation::Env;
+use schema_fidelity::verdict::{FailureKind, Verdict};
 use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::{Value, json};
 
@@ -528,7 +531,7 @@ fn a_crash_mark_must_be_a_narrowing_with_a_text() {
 }
 
 /// The identity table aimed at `target` (and `alternate`, when given).
-fn identity_aimed_at(target: &str, alternate: Option<&str>) -> (Option<Table>, Vec<table::TableError>) {
+fn identity_aimed_at(target: &str, alternate: Option<&str>) -> (Option<Table>, Vec<diagnostic::TableError>) {
     let identity = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
     let mut aimed = format!("target: {target}\n");
     if let Some(alternate) = alternate {
