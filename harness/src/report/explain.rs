@@ -193,7 +193,6 @@ pub fn explain(
 }
 
 #[allow(clippy::too_many_arguments)]
-#[allow(clippy::too_many_arguments)]
 fn describe(
     s: &mut String,
     table: &Table,
