@@ -20,12 +20,13 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use schema_fidelity::attribution::Judgement;
 use schema_fidelity::corpus::{Case, Origin};
-use schema_fidelity::oracle::{self, Env};
+use schema_fidelity::deviation::Direction;
 use schema_fidelity::project::Project;
-use schema_fidelity::table::Direction;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
+use schema_fidelity::validation::{self, Env};
+use schema_fidelity::verdict::Judgement;
 use schema_fidelity::witness::{self, Plan, Pool, Scope, Settings, Sides};
 use schema_fidelity_translators::{Codec, walk};
 use serde_json::{Value, json};
@@ -56,14 +57,14 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let draws = args.iter().position(|a| a == "--draws").and_then(|i| args.get(i + 1)).and_then(|n| n.parse().ok()).unwrap_or(witness::DEFAULT_DRAWS);
     let own_only = args.iter().any(|a| a == "--own");
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = session::load(Project::at(trials::workspace_root()), &Selection::All);
     let env = Env { remotes: loaded.env.remotes.clone(), ..Env::default() };
     let mut prepared = Vec::new();
     for case in &loaded.cases {
         if own_only && case.origin != Origin::Own {
             continue;
         }
-        let Ok(source) = oracle::compile(&case.schema, &env, case.assert_formats) else { continue };
+        let Ok(source) = validation::compile(&case.schema, &env, case.assert_formats) else { continue };
         // The oracle skips suite cases the validator disagrees with; so does the benchmark.
         if case.instances.iter().any(|i| source.is_valid(&i.data) != i.valid) {
             continue;
@@ -74,7 +75,7 @@ fn main() {
         if projection_schema == case.schema {
             continue;
         }
-        let Ok(projection) = oracle::compile(&projection_schema, &env, case.assert_formats) else { continue };
+        let Ok(projection) = validation::compile(&projection_schema, &env, case.assert_formats) else { continue };
         prepared.push(Prepared { case, source, projection_schema, projection });
     }
     // An equivalent rewrite has no deviation to attribute: the attribution is never asked.

@@ -9,16 +9,17 @@
 
 use std::time::Instant;
 
-use schema_fidelity::oracle::{Evidence, Verdict};
 use schema_fidelity::project::Project;
 use schema_fidelity::records::Record;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
+use schema_fidelity::verdict::{Evidence, Verdict};
 use schema_fidelity_translators::builtin;
 
 fn main() {
     let list_unknown = std::env::args().any(|a| a == "--unknown");
     let list_all = std::env::args().any(|a| a == "--all");
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = session::load(Project::at(trials::workspace_root()), &Selection::All);
     let cases: Vec<_> = loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).cloned().collect();
     let started = Instant::now();
     let mut total = [0usize; 9];

@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use schema_fidelity::external::{Adapter, AdapterSpec, Config, ExternalTranslator};
 use schema_fidelity::project::Project;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
 use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::Value;
 
@@ -58,7 +59,7 @@ fn per_schema(total: Duration, count: usize) -> f64 {
 }
 
 fn main() {
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = session::load(Project::at(trials::workspace_root()), &Selection::All);
     let schemas: Vec<&Value> = loaded.cases.iter().map(|c| &c.schema).collect();
     let bytes: usize = schemas.iter().map(|s| s.to_string().len()).sum();
     println!("{} schemas ({} bytes of JSON in all)", schemas.len(), bytes);

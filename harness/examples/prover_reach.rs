@@ -15,7 +15,8 @@ use std::time::Duration;
 use schema_fidelity::dialect;
 use schema_fidelity::project::Project;
 use schema_fidelity::prover::{self, Proof};
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
 use schema_fidelity_translators::{Outcome, builtin};
 
 fn main() {
@@ -24,7 +25,7 @@ fn main() {
     let mut pairs_out = args.iter().position(|a| a == "--pairs").and_then(|i| args.get(i + 1)).map(|path| {
         std::io::BufWriter::new(std::fs::File::create(path).unwrap_or_else(|e| panic!("{path}: {e}")))
     });
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = session::load(Project::at(trials::workspace_root()), &Selection::All);
     let remotes = loaded.env.remotes.clone();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let (mut all_dirs, mut all_proven, mut total) = (0usize, 0usize, Duration::ZERO);

@@ -7,14 +7,15 @@
 //! ```
 //! Without `--all` only own-corpus cases are listed; with it, the JSON-Schema-Test-Suite too.
 
-use schema_fidelity::oracle::{self, Env};
 use schema_fidelity::project::Project;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
+use schema_fidelity::validation::{self, Env};
 use schema_fidelity::witness::{self, Plan, Pool};
 
 fn main() {
     let all = std::env::args().any(|a| a == "--all");
-    let loaded = trials::load(Project::at(trials::workspace_root()), &Selection::All);
+    let loaded = session::load(Project::at(trials::workspace_root()), &Selection::All);
     let env = Env { remotes: loaded.env.remotes.clone(), ..Env::default() };
     let draws = 200;
     let (mut valid_total, mut miss_total, mut cases) = (0.0, 0.0, 0);
@@ -23,7 +24,7 @@ fn main() {
         if !all && !case.id.starts_with("corpus/") {
             continue;
         }
-        let Ok(validator) = oracle::compile(&case.schema, &env, case.assert_formats) else { continue };
+        let Ok(validator) = validation::compile(&case.schema, &env, case.assert_formats) else { continue };
         let plan = Plan::new(&case.schema);
         let mut rng = witness::rng(witness::case_seed(&case.id), "yield");
         let valid = (0..draws).filter(|_| validator.is_valid(&witness::draw(&plan, &mut rng, Pool::Valid))).count();

@@ -219,10 +219,10 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
 ///
 /// # Errors
 /// The first problem, with the case's file and line.
-pub fn check_case(case: &Case, env: &crate::oracle::Env) -> Result<(), CorpusError> {
+pub fn check_case(case: &Case, env: &crate::validation::Env) -> Result<(), CorpusError> {
     let fail = |message: String| CorpusError { id: case.id.clone(), file: case.file.clone(), line: case.line, message };
     let name = case.id.rsplit_once("::").map_or(case.id.as_str(), |(_, n)| n);
-    let source = crate::oracle::compile(&case.schema, env, case.assert_formats).map_err(|e| fail(format!("case `{name}`: the schema {e}")))?;
+    let source = crate::validation::compile(&case.schema, env, case.assert_formats).map_err(|e| fail(format!("case `{name}`: the schema {e}")))?;
     for instance in &case.instances {
         let accepted = source.is_valid(&instance.data);
         if accepted != instance.valid {

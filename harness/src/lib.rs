@@ -10,15 +10,21 @@
 //! - [`budget`]: the named limits on input size and on what the generators build.
 //! - [`json`]: reading JSON strictly (duplicate keys and lossy integers are errors).
 //! - [`terminal`]: text from outside, made safe to print.
+//! - [`deviation`]: the words of a deviation (direction, what a keyword became, `known_violation` marks).
+//! - [`diagnostic`]: `file:line` diagnostics of the table and target lints.
 //! - [`table`]: loading and linting tables; row lookup.
 //! - [`target`]: provider surfaces (`targets/<name>.yaml`): dialect, grammar, recursion, object root, limits.
 //! - [`measure`]: what a limit counts, measured on source and projection.
 //! - [`schemas`]: the JSON Schemas of tables, targets and corpus files, used by the lint.
 //! - [`corpus`]: own cases and the JSON-Schema-Test-Suite.
+//! - [`validation`]: building draft 2020-12 validators offline, and the environment a trial runs in.
+//! - [`grammar`]: holding a projection to its target's grammar.
+//! - [`verdict`]: what a trial concludes: verdicts, failures, witnesses, attributions, evidence.
 //! - [`oracle`]: the per-trial check.
 //! - [`codec`]: applying a projection's instance mapping.
 //! - [`dialect`]: lifting non-JSON-Schema dialects for comparison.
 //! - [`retrieve`]: the offline `$ref` retriever.
+//! - [`session`]: the project, tables, corpus and records, loaded once per command or test run.
 //! - [`trials`]: tables × corpus as libtest-mimic trials.
 //! - [`external`]: translators in other languages, run as adapter processes over a JSON-lines protocol.
 //! - [`project`]: where things are on disk.
@@ -33,9 +39,12 @@ pub mod attribution;
 pub mod budget;
 pub mod codec;
 pub mod corpus;
+pub mod deviation;
+pub mod diagnostic;
 pub mod dialect;
 pub mod disk;
 pub mod external;
+pub mod grammar;
 pub mod hash;
 pub mod json;
 pub mod measure;
@@ -47,10 +56,13 @@ pub mod recursion;
 pub mod report;
 pub mod retrieve;
 pub mod schemas;
+pub mod session;
 pub mod settings;
 pub mod table;
 pub mod target;
 pub mod terminal;
 pub mod trials;
+pub mod validation;
+pub mod verdict;
 pub mod witness;
 pub mod yaml;

@@ -39,13 +39,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
-use schema_fidelity::oracle::Env;
+use schema_fidelity::diagnostic;
+use schema_fidelity::session::{self, Selection};
 use schema_fidelity::settings::Settings;
 use schema_fidelity::{budget, json};
 use schema_fidelity::project::Project;
 use schema_fidelity::report::{self, check, explain, scaffold};
 use schema_fidelity::table;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::trials;
+use schema_fidelity::validation::Env;
 
 /// All is well.
 const EXIT_OK: u8 = 0;
@@ -244,7 +246,7 @@ enum Format {
 }
 
 /// The translators whose runtime or package is missing here, as one sentence, if any.
-fn unavailable_translators(loaded: &trials::Loaded, resolver: &trials::Resolver) -> Option<String> {
+fn unavailable_translators(loaded: &session::Loaded, resolver: &session::Resolver) -> Option<String> {
     let missing: Vec<String> = loaded
         .tables
         .iter()
@@ -317,8 +319,8 @@ fn status(ok: bool) -> u8 {
 
 /// Tables and corpus, with the records of an earlier run read back unless the caches are off
 /// (`--no-cache`).
-fn load(settings: &Settings) -> Result<trials::Loaded, String> {
-    let mut loaded = trials::load(project()?, &Selection::All);
+fn load(settings: &Settings) -> Result<session::Loaded, String> {
+    let mut loaded = session::load(project()?, &Selection::All);
     if !settings.adapters.cache {
         loaded.records = schema_fidelity::records::Records::default();
     }
@@ -333,7 +335,7 @@ fn project() -> Result<Project, String> {
 /// An error for a translator name no table has, suggesting the nearest.
 fn unknown_translator(name: &str, known: &[&str]) -> String {
     let mut message = format!("no table named `{name}` (dispositions/{name}.yaml)");
-    match table::nearest(name, known.iter().copied()) {
+    match diagnostic::nearest(name, known.iter().copied()) {
         Some(near) => message.push_str(&format!("; did you mean `{near}`?")),
         None => message.push_str(&format!("; tables: {}", known.join(", "))),
     }
@@ -358,7 +360,7 @@ columns: compared  cases whose instances were compared: the projection agreed wi
 
 fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) -> Result<u8, String> {
     let loaded = Arc::new(load(settings)?);
-    let resolver = trials::resolver(&loaded, &settings.adapters);
+    let resolver = session::resolver(&loaded, &settings.adapters);
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
     check_wanted(wanted, &names)?;
     let mut ok = true;
@@ -489,7 +491,7 @@ fn report_command(check_only: bool, settings: &Settings) -> Result<u8, String> {
         return Err(format!("{set}: the committed reports are made with the default settings; unset these to write reports/"));
     }
     let loaded = load(settings)?;
-    let resolver = trials::resolver(&loaded, &settings.adapters);
+    let resolver = session::resolver(&loaded, &settings.adapters);
     if let Some(reason) = unavailable_translators(&loaded, &resolver) {
         eprintln!("note: {reason}\nnote: their committed pages and report.json entries are kept as they are; set them up (README, \"External translators\") to regenerate those");
     }
@@ -563,7 +565,7 @@ fn explain_command(translator: String, keyword: Option<String>, generate: bool, 
         return Ok(EXIT_OK);
     };
     let rows = explain::find_rows(table, key, query.refinement.as_deref())?;
-    let translator = trials::resolver(&loaded, &settings.adapters)(&query.translator);
+    let translator = session::resolver(&loaded, &settings.adapters)(&query.translator);
     if let Some(reason) = translator.as_deref().and_then(|t| t.unavailable()) {
         eprintln!("note: `{}` is unavailable here, so its cases are not run: {reason}", query.translator);
     }
@@ -582,7 +584,7 @@ fn check_command(file: &str, wanted: &[String], json: bool, settings: &Settings)
     let tables = check::load_tables(&project);
     let names: Vec<&str> = tables.iter().map(|(n, _, _)| n.as_str()).collect();
     check_wanted(wanted, &names)?;
-    let resolver = trials::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &settings.adapters);
+    let resolver = session::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &settings.adapters);
     let mut selected = Vec::new();
     for (name, table, errors) in &tables {
         if !wanted.is_empty() && !wanted.contains(name) {
@@ -620,7 +622,7 @@ fn lint(settings: &Settings) -> Result<u8, String> {
     // What the `TRANSLATOR::lint` trials of `cargo test` reject, first: the table's own findings
     // and a translator no one provides. Every file is read; a file that does not parse is one
     // problem (its line), and the other files are still checked.
-    let resolver = trials::resolver(&loaded, &settings.adapters);
+    let resolver = session::resolver(&loaded, &settings.adapters);
     let mut problems = 0;
     for (name, table, errors) in &loaded.tables {
         for e in errors {
@@ -639,7 +641,7 @@ fn lint(settings: &Settings) -> Result<u8, String> {
                 table::lint_runnable(table, &text, &loaded.project.root, report::RESERVED_NAMES)
             }
             None if report::RESERVED_NAMES.contains(&name.as_str()) => {
-                vec![table::TableError { file: format!("dispositions/{name}.yaml").into(), line: None, message: format!("`{name}` is a name the reports use for themselves; rename the translator") }]
+                vec![diagnostic::TableError { file: format!("dispositions/{name}.yaml").into(), line: None, message: format!("`{name}` is a name the reports use for themselves; rename the translator") }]
             }
             None => Vec::new(),
         };

@@ -21,176 +21,23 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
 
 use schema_fidelity_translators::root;
 use schema_fidelity_translators::walk::{self, Occurrence};
 use schema_fidelity_translators::{Cites, Crash, Dialect, Outcome, Projection, Refusal, Translator};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::attribution::{Bounds, Culprit, ProjectionSide};
+use crate::attribution::{Bounds, ProjectionSide};
 use crate::codec::{self, Way};
 use crate::corpus::{Case, Origin};
+use crate::deviation::{Direction, KnownViolation};
 use crate::dialect;
+use crate::grammar::{Offence, grammar_offences};
 use crate::prover;
-use crate::retrieve::LocalRetriever;
-use crate::table::{Direction, Disposition, KnownViolation, Row, Table, TargetRule};
+use crate::table::{Disposition, Row, Table, TargetRule};
+use crate::validation::{Env, compile};
+use crate::verdict::{Attribution, Evidence, Failure, FailureKind, Inversion, Summary, TrialEvidence, Verdict, Witness, shown};
 use crate::witness;
-
-/// What the oracle needs besides the table and the case.
-#[derive(Debug, Clone, Default)]
-pub struct Env {
-    /// The suite's `remotes/` directory, served as `http://localhost:1234/`.
-    pub remotes: Option<PathBuf>,
-    /// Witness generation: seed, draws, scope, and the source draws shared across translators.
-    pub witness: witness::Settings,
-    /// Name, for each witness the table explains, the rows that explain it on their own (one
-    /// bound compiled per row): what reports, `check` and `explain` show. A test run needs only
-    /// the verdict, so it is off by default.
-    pub name_rows: bool,
-}
-
-/// Build a draft 2020-12 validator offline, after meta-validation.
-///
-/// # Errors
-/// A sentence saying why the schema is not a valid draft 2020-12 schema here.
-pub fn compile(schema: &Value, env: &Env, assert_formats: bool) -> Result<jsonschema::Validator, String> {
-    walk::check_depth(schema).map_err(|e| e.to_string())?;
-    jsonschema::draft202012::meta::validate(schema).map_err(|e| format!("not meta-valid draft 2020-12: {e} (at `{}`)", e.instance_path()))?;
-    jsonschema::draft202012::options()
-        .should_validate_formats(assert_formats)
-        .with_retriever(LocalRetriever::new(env.remotes.clone()))
-        .build(schema)
-        .map_err(|e| format!("does not compile: {e}"))
-}
-
-/// One witness instance: where source and projection disagree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Witness {
-    pub direction: Direction,
-    pub description: String,
-    /// The source-side instance.
-    pub instance: Value,
-    /// What the model side sees (the encoding).
-    pub model_instance: Value,
-    pub source_accepts: bool,
-    pub projection_accepts: bool,
-    /// Drawn by the witness generator rather than written in the case: views prefer a case's own
-    /// instances, which carry a description a person wrote.
-    pub generated: bool,
-    /// Which rows the deviation is attributed to, where it acts.
-    pub attribution: Attribution,
-    /// For a widening: the `false` subschemas of the source it is rejected at (inversions,
-    /// judged whatever explains the rest).
-    pub inversions: Vec<Inversion>,
-}
-
-pub use crate::attribution::Attribution;
-
-/// A `false` subschema of the source a widening witness is rejected at (CONTRACT §4 rule 2): an
-/// inversion, covered only by a widening mark on the row of that very occurrence.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Inversion {
-    pub culprit: Culprit,
-    /// The row whose widening mark covers it, if one does.
-    pub covered_by: Option<String>,
-}
-
-/// Why a trial failed, with the operands a test can assert on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum FailureKind {
-    /// The case itself is broken (invalid schema, wrong expected validity).
-    BadCase,
-    /// Keywords with no row.
-    MissingRows(Vec<String>),
-    /// The translator panicked.
-    Panicked,
-    /// The translator gave no answer: an external adapter crashed, hung or broke the protocol.
-    Fault(String),
-    /// The translator refused although no refused row applies.
-    UnexpectedRefusal(Refusal),
-    /// A refused row applies but the translator projected.
-    MissingRefusal,
-    /// The refusal cites a keyword whose row is not refused.
-    RefusalCitesWrongRow(Refusal),
-    /// The projection breaks its dialect's grammar.
-    Grammar,
-    /// The projection holds a reference cycle the provider does not accept (`recursion:`).
-    Recursion(String),
-    /// The projection exceeds these limits of its target.
-    LimitExceeded(Vec<String>),
-    /// The refusal cites a limit the source does not exceed (the limit, the oracle's count of the
-    /// source, the limit's value).
-    LimitNotExceeded { limit: String, measured: u64, value: u64 },
-    /// The projection is not a valid draft 2020-12 schema.
-    InvalidProjection,
-    /// The projection is in another dialect than the table declares.
-    WrongDialect,
-    /// decode(encode(x)) != x for a source-valid x.
-    RoundTrip,
-    /// Acceptance differs where no row allows it: the directions of the witnesses the table does
-    /// not explain, whether one is an inversion (a `false` subschema accepting), whether one
-    /// occurrence deviates both ways, and the occurrences blamed (`keyword` at `node`).
-    Deviation { found: BTreeSet<Direction>, inverted: bool, contradicted: bool, blamed: Vec<(String, String)> },
-    /// The witness generator's settings (environment variables) are invalid.
-    WitnessSettings,
-    /// The trial ran out of its time budget before it could answer: not a verdict on the
-    /// translator, but not a pass either.
-    OverBudget,
-    /// Two translations of the same schema differ; the pointer (into the serialized answer) of
-    /// the first difference.
-    Nondeterministic(String),
-    /// A witness deviates in a direction the prover proved it cannot: a fault of the harness's
-    /// prover, reported so that no verdict ever rests on a wrong proof.
-    ProofContradicted(Direction),
-    /// The translator threw on the schema (an external adapter's `error` answer): the exception's
-    /// message. The tool cannot be sent: a narrowing to nothing no row can declare.
-    Crashed(String),
-}
-
-/// A failed trial: what failed and the full message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Failure {
-    pub kind: FailureKind,
-    pub message: String,
-    pub witnesses: Vec<Witness>,
-}
-
-/// The verdict of one trial.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Verdict {
-    Pass(Summary),
-    Fail(Failure),
-    /// A deviation covered by `known_violation` rows: reported, not failed.
-    ExpectedFailure { message: String, failure: Failure, known: Vec<String> },
-    /// Not checkable here, with the reason.
-    Skip(String),
-}
-
-/// What a passing trial saw: the outcome and the deviations the table allowed.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Summary {
-    pub refused: bool,
-    /// Of the generated source-side draws, how many the source accepted and how many were made
-    /// (`None` when none were made: generation off, a suite case, or a projection equal to the
-    /// source).
-    pub source_valid: Option<(usize, usize)>,
-    pub found: BTreeSet<Direction>,
-    /// Rows involved, by id string (for coverage reports).
-    pub rows: Vec<String>,
-    pub witnesses: Vec<Witness>,
-}
-
-impl Verdict {
-    #[must_use]
-    pub fn failure(&self) -> Option<&Failure> {
-        match self {
-            Self::Fail(f) | Self::ExpectedFailure { failure: f, .. } => Some(f),
-            _ => None,
-        }
-    }
-}
 
 struct Context<'a> {
     table: &'a Table,
@@ -376,65 +223,6 @@ pub struct Judged {
     pub verdict: Verdict,
     pub outcome: Option<Outcome>,
     pub evidence: Option<TrialEvidence>,
-}
-
-/// What a trial knows about one direction of deviation (CONTRACT §5): a proof that no instance
-/// deviates that way, a validated witness that one does, or neither. A row that declares the
-/// direction is never evidence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Evidence {
-    /// The prover showed that no instance deviates this way ([`crate::prover`]).
-    Proven,
-    /// A validated witness deviates this way (whatever explains it).
-    Shown,
-    /// Neither: the proof stopped (the reason says where and why) and no draw showed a witness.
-    Unknown(String),
-}
-
-impl Evidence {
-    #[must_use]
-    pub fn name(&self) -> &'static str {
-        match self {
-            Evidence::Proven => "proven",
-            Evidence::Shown => "shown",
-            Evidence::Unknown(_) => "unknown",
-        }
-    }
-}
-
-/// The evidence of one trial, per direction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TrialEvidence {
-    /// Whether the projection accepts something the source rejects.
-    pub widening: Evidence,
-    /// Whether the projection rejects something the source accepts.
-    pub narrowing: Evidence,
-    /// Generated candidates the witness search judged (the case's own instances aside).
-    pub draws: usize,
-    /// Whether every widening is proven to be one the table's declared approximations explain
-    /// (none at all when the direction is proven): the projection inside the table's upper
-    /// bound, and no `false` of the source loosened by it (so no widening can be an inversion).
-    pub widening_within_table: bool,
-    /// Whether every narrowing is proven to be one the declared approximations explain: the
-    /// table's lower bound inside the projection.
-    pub narrowing_within_table: bool,
-}
-
-impl TrialEvidence {
-    /// The evidence of one direction.
-    #[must_use]
-    pub fn of(&self, direction: Direction) -> &Evidence {
-        match direction {
-            Direction::Widening => &self.widening,
-            Direction::Narrowing => &self.narrowing,
-        }
-    }
-
-    /// Proven both ways: the projection accepts exactly what the source accepts.
-    #[must_use]
-    pub fn exact(&self) -> bool {
-        self.widening == Evidence::Proven && self.narrowing == Evidence::Proven
-    }
 }
 
 /// [`check`], keeping the translator's answer and the evidence.
@@ -979,24 +767,6 @@ fn round_trip(ctx: &Context<'_>, x: &Value, encoded: &Value, back: &Value, lifte
     )
 }
 
-/// An instance as messages show it: strings over 200 characters are cut to their first 40 and
-/// the count of the rest (a `maxLength: 100000` witness is 100,001 characters long).
-#[must_use]
-pub fn shown(v: &Value) -> String {
-    fn cut(v: &Value) -> Value {
-        match v {
-            Value::String(s) if s.chars().count() > 200 => {
-                let head: String = s.chars().take(40).collect();
-                Value::from(format!("{head}…[{} more characters]", s.chars().count() - 40))
-            }
-            Value::Array(items) => Value::Array(items.iter().map(cut).collect()),
-            Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), cut(v))).collect()),
-            other => other.clone(),
-        }
-    }
-    cut(v).to_string()
-}
-
 fn place(node: &str) -> String {
     if node.is_empty() { "the root".to_owned() } else { format!("`{node}`") }
 }
@@ -1060,7 +830,7 @@ fn describe_witness(what: &mut String, w: &Witness, bounds: &Bounds<'_>) {
 fn literal_inversions(source: &Value, projection: &Value) -> Vec<String> {
     let Ok(occurrences) = walk::occurrences(source) else { return Vec::new() };
     let through_branches = |pointer: &str| {
-        let tokens = schema_fidelity_translators::locate::tokens(pointer);
+        let tokens = schema_fidelity_translators::walk::tokens(pointer);
         tokens.windows(2).any(|w| matches!(w[0].as_str(), "allOf" | "anyOf" | "oneOf") && w[1].parse::<usize>().is_ok())
     };
     occurrences
@@ -1078,152 +848,12 @@ fn row_ids(ctx: &Context<'_>) -> Vec<String> {
     ids
 }
 
-/// One way a projection breaks its grammar: where, the projection keyword at fault (`(node)`
-/// when the grammar rejects the node as a whole), what the grammar says of it, and the
-/// validator's message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Offence {
-    pub at: String,
-    pub keyword: String,
-    pub error: GrammarError,
-    pub message: String,
-}
-
-impl Offence {
-    /// The (keyword, grammar error) pair a `target_violations.grammar` mark lists:
-    /// `pattern: not-allowed`.
-    #[must_use]
-    pub fn pair(&self) -> String {
-        format!("{}: {}", self.keyword, self.error.name())
-    }
-}
-
-/// What a target's grammar says of a projection keyword: a closed vocabulary, so that a grammar
-/// mark names the defect it covers (a `pattern` the subset has no room for is not a `pattern`
-/// whose regex it cannot compile).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum GrammarError {
-    /// The key is not allowed there.
-    NotAllowed,
-    /// The key is allowed but its value is rejected.
-    Value,
-    /// A key the grammar requires is missing.
-    Required,
-    /// The node is rejected as a whole.
-    Node,
-}
-
-impl GrammarError {
-    pub const ALL: [Self; 4] = [Self::NotAllowed, Self::Value, Self::Required, Self::Node];
-
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::NotAllowed => "not-allowed",
-            Self::Value => "value",
-            Self::Required => "required",
-            Self::Node => "node",
-        }
-    }
-}
-
-/// How `projection` breaks `grammar`, each error pinned on the projection keyword at fault.
-///
-/// # Errors
-/// When the grammar itself does not compile.
-pub fn grammar_offences(grammar: &Value, projection: &Value) -> Result<Vec<Offence>, String> {
-    // A grammar is compiled once per run, not once per case: a provider's allowlist with dozens of
-    // conditionals costs milliseconds to build, times every case of the corpus and the suite.
-    static COMPILED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<jsonschema::Validator>>>> =
-        std::sync::OnceLock::new();
-    let key = grammar.to_string();
-    let cache = COMPILED.get_or_init(Default::default);
-    let cached = cache.lock().ok().and_then(|c| c.get(&key).cloned());
-    let validator = match cached {
-        Some(v) => v,
-        None => {
-            let built = std::sync::Arc::new(
-                jsonschema::draft202012::options().build(grammar).map_err(|e| format!("the grammar itself does not compile: {e}"))?,
-            );
-            if let Ok(mut c) = cache.lock() {
-                c.insert(key, built.clone());
-            }
-            built
-        }
-    };
-    let mut out = Vec::new();
-    for e in validator.iter_errors(projection) {
-        offences_of(&e, projection, &mut out);
-    }
-    out.dedup();
-    Ok(out)
-}
-
-/// A key of a projection node as an offence names it: a keyword or known extension by its name,
-/// anything else as `(unknown key)`.
-fn key(k: &str) -> &str {
-    let known = schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::is_known_extension(k);
-    if known { k } else { "(unknown key)" }
-}
-
-fn offences_of(e: &jsonschema::ValidationError<'_>, projection: &Value, out: &mut Vec<Offence>) {
-    use jsonschema::error::ValidationErrorKind as K;
-    let at = e.instance_path().to_string();
-    let message = e.to_string();
-    let push = |keyword: &str, error: GrammarError, out: &mut Vec<Offence>| out.push(Offence { at: at.clone(), keyword: keyword.to_owned(), error, message: message.clone() });
-    match e.kind() {
-        K::AdditionalProperties { unexpected } | K::UnevaluatedProperties { unexpected } => {
-            for k in unexpected {
-                push(key(k), GrammarError::NotAllowed, out);
-            }
-        }
-        K::PropertyNames { error } => match error.instance().as_str() {
-            Some(k) => push(key(k), GrammarError::NotAllowed, out),
-            None => push("(node)", GrammarError::Node, out),
-        },
-        K::Required { property } => match property.as_str() {
-            Some(k) => push(k, GrammarError::Required, out),
-            None => push("(node)", GrammarError::Node, out),
-        },
-        // A union in the grammar: the branch with the fewest offences says what is wrong.
-        K::AnyOf { context } | K::OneOfNotValid { context } if !context.is_empty() => {
-            let best = context
-                .iter()
-                .filter(|branch| !branch.is_empty())
-                .map(|branch| {
-                    let mut found = Vec::new();
-                    for inner in branch {
-                        offences_of(inner, projection, &mut found);
-                    }
-                    found
-                })
-                .min_by_key(Vec::len);
-            match best {
-                Some(found) => out.extend(found),
-                None => push("(node)", GrammarError::Node, out),
-            }
-        }
-        _ => {
-            // The keyword whose value holds the error (array indices skipped: `/enum/0` is `enum`).
-            let value = projection.pointer(&at);
-            let last = at.rsplit('/').find(|s| s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit())).unwrap_or_default().replace("~1", "/").replace("~0", "~");
-            let known = |k: &str| schema_fidelity_translators::vocabulary::is_keyword(k) || schema_fidelity_translators::vocabulary::is_known_extension(k);
-            let (keyword, error) = match value {
-                Some(Value::Bool(b)) => (b.to_string(), GrammarError::NotAllowed),
-                _ if known(&last) => (last, GrammarError::Value),
-                _ => ("(node)".to_owned(), GrammarError::Node),
-            };
-            push(&keyword, error, out);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::corpus::Instance;
     use schema_fidelity_translators::builtin::ObjectRoot;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
     use serde_json::json;
 
     /// A translator that answers with a fixed outcome, whatever the schema.

@@ -16,7 +16,7 @@
 //! | `SCHEMA_FIDELITY_NO_INSTALL` | `1`: never set up an external translator's environment ([`external::setup`]); a missing one leaves it unavailable | the same |
 //! | `SCHEMA_FIDELITY_JSTS` | where the JSON-Schema-Test-Suite is ([`crate::project`]) | every command that loads the corpus |
 //! | `SCHEMA_FIDELITY_BLESS` | `1`, or `0`/empty: lets `cargo test --test contract` rewrite reports/ | the tests (checked here too) |
-//! | `SCHEMA_FIDELITY_TEST_PAUSE_AT` | a test hook: `report` stops at this step of its write until killed ([`crate::report::PAUSE_STEPS`]) | `report` |
+//! | `SCHEMA_FIDELITY_TEST_PAUSE_AT` | a test hook: `report` stops at this step of its write until killed ([`PAUSE_STEPS`]) | `report` |
 //!
 //! Any other `SCHEMA_FIDELITY_*` variable is named in a note (a misspelt budget is otherwise a
 //! silent default), except the ones the tests and `.ci/run` read themselves.
@@ -41,6 +41,16 @@ pub const MAX_TIMEOUT_MS: u64 = 3_600_000;
 /// The variable that makes `report` stop at one step of its write (a test hook).
 pub const TEST_PAUSE_ENV: &str = "SCHEMA_FIDELITY_TEST_PAUSE_AT";
 
+/// The steps of `report`'s write at which [`TEST_PAUSE_ENV`] can stop it, in order: the new set
+/// assembled; the old set moved aside (only where the two cannot be exchanged); the new set in
+/// place; half the README's temporary file written; all of it written; the README renamed,
+/// before the cleanup. (The write, in [`crate::report`], names these steps; they are here with
+/// the variable whose values they are.)
+pub const PAUSE_STEPS: &[&str] = &["assembled", "aside", "swapped", "readme-half", "readme-written", "readme-renamed"];
+
+/// Set to `1` to let the ratchet test rewrite the committed reports instead of failing.
+pub const BLESS_ENV: &str = "SCHEMA_FIDELITY_BLESS";
+
 /// Variables with this prefix are settings.
 const PREFIX: &str = "SCHEMA_FIDELITY_";
 
@@ -56,7 +66,7 @@ const KNOWN: &[&str] = &[
     external::cache::NO_CACHE_ENV,
     external::setup::NO_INSTALL_ENV,
     crate::project::SUITE_ENV,
-    crate::report::BLESS_ENV,
+    BLESS_ENV,
     TEST_PAUSE_ENV,
     external::process::TREE_ENV,
     // Read by harness/tests/suite/fuzz.rs and .ci/run, not by the harness.
@@ -120,12 +130,12 @@ impl Settings {
         let strict = switch(external::protocol::STRICT_ENV);
         let no_cache = switch(external::cache::NO_CACHE_ENV);
         let no_install = switch(external::setup::NO_INSTALL_ENV);
-        let _ = switch(crate::report::BLESS_ENV);
+        let _ = switch(BLESS_ENV);
         let test_pause = var(TEST_PAUSE_ENV).filter(|s| !s.is_empty());
         if let Some(step) = &test_pause
-            && !crate::report::PAUSE_STEPS.contains(&step.as_str())
+            && !PAUSE_STEPS.contains(&step.as_str())
         {
-            problems.push(format!("{TEST_PAUSE_ENV}={step:?} is not one of {}", crate::report::PAUSE_STEPS.join(", ")));
+            problems.push(format!("{TEST_PAUSE_ENV}={step:?} is not one of {}", PAUSE_STEPS.join(", ")));
         }
         let mut unknown: Vec<String> = std::env::vars_os()
             .filter_map(|(name, _)| name.into_string().ok())
@@ -146,7 +156,7 @@ impl Settings {
         self.unknown
             .iter()
             .map(|name| {
-                let near = crate::table::nearest(name, names.iter().copied()).map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
+                let near = crate::diagnostic::nearest(name, names.iter().copied()).map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
                 format!("{name} is not a setting of schema-fidelity and is ignored{near}")
             })
             .collect()

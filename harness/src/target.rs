@@ -27,9 +27,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
+use crate::diagnostic::TableError;
 use crate::measure::Counts;
 use crate::recursion::Recursion;
-use crate::table::TableError;
 
 /// A loaded target.
 #[derive(Debug, Clone)]
@@ -60,7 +60,7 @@ pub struct Limit {
     pub note: String,
     /// For a translator's own bound the oracle cannot measure: the mark that makes every refusal
     /// citing it an expected narrowing (the ratchet).
-    pub known_violation: Option<crate::table::KnownViolation>,
+    pub known_violation: Option<crate::deviation::KnownViolation>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -178,7 +178,7 @@ pub fn load(targets_dir: &Path, name: &str) -> Result<Target, Vec<TableError>> {
     }
     let text = read_inside(targets_dir, &format!("{name}.yaml"), "a target lives in targets/").map_err(|e| {
         let known = names(targets_dir);
-        let near = crate::table::nearest(name, known.iter().map(String::as_str)).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+        let near = crate::diagnostic::nearest(name, known.iter().map(String::as_str)).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
         vec![err(None, format!("no target `{name}`: {e}{near}"))]
     })?;
     parse(&text, &shown, targets_dir)
@@ -220,7 +220,7 @@ pub fn parse(text: &str, shown: &Path, targets_dir: &Path) -> Result<Target, Vec
         errors.push(err(key_line(text, "target"), format!("`target: {}` does not match the file name `{stem}.yaml`", file.target)));
     }
     let dated = |errors: &mut Vec<TableError>, key: &str, source: &str, read: &str, line: Option<u64>| {
-        if crate::table::is_placeholder(source) {
+        if crate::diagnostic::is_placeholder(source) {
             errors.push(err(line, format!("`{key}`: `source:` must say where the rule is documented (a URL or a document)")));
         }
         if !is_date(read) {

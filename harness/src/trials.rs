@@ -11,6 +11,10 @@
 //! make that slow, so [`Selection::from_args`] notices any `--exact` filter and only the table and
 //! the corpus file the name points at are loaded. An `--exact` name of a trial's shape that matches
 //! no trial is an error ([`exact_miss`]), never a run of nothing that exits 0.
+//!
+//! What the trials read (tables, corpus, the records of the oracle's verdicts) is the session
+//! ([`crate::session`]), loaded once; the `reports::current` trial renders the reports from it
+//! ([`crate::report`]). This module only builds the trials, on top of both.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -19,51 +23,13 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use schema_fidelity_translators::{Outcome, Translator};
 
-use crate::corpus::{self, Case, CorpusError};
+use crate::corpus;
+use crate::diagnostic;
 use crate::external;
-use crate::oracle::{Env, Verdict};
-use crate::records::{Record, Records};
 use crate::project::Project;
-use crate::table::{self, Table, TableError};
-
-/// Looks a translator up by name.
-pub type Resolver = Arc<dyn Fn(&str) -> Option<Arc<dyn Translator>> + Send + Sync>;
-
-/// The built-in translators.
-#[must_use]
-pub fn builtin_resolver() -> Resolver {
-    Arc::new(|name| schema_fidelity_translators::builtin::by_name(name).map(Arc::from))
-}
-
-/// The built-in translators and the external ones the loaded tables declare with `run:` (which
-/// take precedence: a table that says how to run its translator means that one).
-#[must_use]
-pub fn resolver(loaded: &Loaded, config: &external::Config) -> Resolver {
-    let tables = loaded.tables.iter().filter_map(|(_, table, _)| table.as_deref());
-    resolver_for(&loaded.project.root, tables, config)
-}
-
-/// [`resolver`] for any set of tables of the project at `root`.
-#[must_use]
-pub fn resolver_for<'a>(root: &std::path::Path, tables: impl Iterator<Item = &'a Table>, config: &external::Config) -> Resolver {
-    let declared = tables.filter_map(|table| {
-        Some(external::Declared { name: table.translator.as_str(), run: table.run.as_deref()?, install: table.install.as_deref(), environment: table.environment.as_ref() })
-    });
-    let external = external::from_tables(root, declared, config);
-    let builtin = builtin_resolver();
-    Arc::new(move |name| match external.get(name) {
-        Some(t) => Some(t.clone() as Arc<dyn Translator>),
-        None => builtin(name),
-    })
-}
-
-/// Which trials to build.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Selection {
-    All,
-    /// One trial by exact name: only its table and corpus file are loaded.
-    Exact(String),
-}
+use crate::records::Record;
+use crate::session::{Loaded, Resolver, Selection, load, resolver};
+use crate::verdict::Verdict;
 
 impl Selection {
     /// [`Selection::Exact`] whenever a filter is given with `--exact` (as nextest, or a person,
@@ -81,25 +47,6 @@ impl Selection {
             (Some(filter), true) if bare_name(filter) == REPORTS_TRIAL => Self::All,
             (Some(filter), true) => Self::Exact(bare_name(filter).to_owned()),
             _ => Self::All,
-        }
-    }
-
-    fn wants_translator(&self, translator: &str) -> bool {
-        match self {
-            Self::All => true,
-            Self::Exact(name) => name.split("::").next() == Some(translator),
-        }
-    }
-
-    /// Whether the corpus file `id` (`corpus/x.yaml`, `jsts/y.json`) is needed.
-    fn wants_file(&self, id: &str) -> bool {
-        match self {
-            Self::All => true,
-            Self::Exact(name) => {
-                let rest = name.split_once("::").map_or("", |(_, r)| r);
-                // The ratchet and entry trials read every case; a corpus-error trial is named after its file.
-                rest == "ratchet" || rest == "entry" || rest.split("::").next() == Some(id) || name == &format!("corpus::{id}")
-            }
         }
     }
 }
@@ -124,7 +71,7 @@ pub fn is_trial_name(name: &str) -> bool {
 }
 
 /// The trial that holds `reports/` to the run: the reports built from this run's records must
-/// equal the committed ones (with [`crate::report::BLESS_ENV`], it rewrites them instead).
+/// equal the committed ones (with [`crate::settings::BLESS_ENV`], it rewrites them instead).
 pub const REPORTS_TRIAL: &str = "reports::current";
 
 /// When `--exact NAME` has a trial name's shape but names none of `trials` (the trials built for
@@ -155,69 +102,8 @@ fn nearest_name<'a>(name: &str, names: &'a [String]) -> Option<&'a str> {
     fn head(n: &str) -> &str {
         n.split_once("::").map_or(n, |(h, _)| h)
     }
-    let translator = names.iter().map(|n| head(n)).min_by_key(|h| table::edit_distance(head(name), h))?;
-    names.iter().filter(|n| head(n) == translator).min_by_key(|n| table::edit_distance(name, n)).map(String::as_str)
-}
-
-/// Everything loaded once and shared by the trials.
-pub struct Loaded {
-    pub project: Project,
-    pub env: Env,
-    pub tables: Vec<(String, Option<Arc<Table>>, Vec<TableError>)>,
-    pub cases: Vec<Arc<Case>>,
-    pub corpus_errors: Vec<CorpusError>,
-    /// What the oracle saw, per (translator, case), made once under `env` and read by every view.
-    pub records: Records,
-}
-
-/// Load tables and corpus for `selection`.
-#[must_use]
-pub fn load(project: Project, selection: &Selection) -> Loaded {
-    let mut tables = Vec::new();
-    for path in project.table_files() {
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
-        if !selection.wants_translator(&name) {
-            continue;
-        }
-        let (t, errors) = table::load_lenient(&path, project.relative(&path), &project.dispositions_dir());
-        tables.push((name, t.map(Arc::new), errors));
-    }
-    let mut cases = Vec::new();
-    let mut corpus_errors = Vec::new();
-    for (id, path) in corpus::own_files(&project.root) {
-        if selection.wants_file(&id) {
-            match corpus::load_own_file(&id, &path) {
-                Ok(c) => cases.extend(c.into_iter().map(Arc::new)),
-                Err(mut e) => {
-                    e.file = project.relative(&e.file).to_owned();
-                    corpus_errors.push(e);
-                }
-            }
-        }
-    }
-    // Rows are named for every record: the reports read the same records as the trials.
-    let mut env = Env { name_rows: true, ..Env::default() };
-    if let Ok(suite) = &project.suite {
-        env.remotes = Some(suite.remotes_dir());
-        for (id, path) in suite.files() {
-            if selection.wants_file(&id) {
-                match corpus::load_suite_file(&id, &path) {
-                    Ok(c) => cases.extend(c.into_iter().map(Arc::new)),
-                    Err(e) => corpus_errors.push(e),
-                }
-            }
-        }
-    }
-    for case in &mut cases {
-        if let Some(c) = Arc::get_mut(case) {
-            c.file = project.relative(&c.file).to_owned();
-        }
-    }
-    // Records whose inputs have not changed since an earlier run are read back, not judged again
-    // (`records::kept`), unless the caches are off.
-    let keep = !matches!(std::env::var(crate::external::cache::NO_CACHE_ENV).as_deref().map(str::trim), Ok("1"));
-    let records = if keep { Records::kept_under(&project.root) } else { Records::default() };
-    Loaded { project, env, tables, cases, corpus_errors, records }
+    let translator = names.iter().map(|n| head(n)).min_by_key(|h| diagnostic::edit_distance(head(name), h))?;
+    names.iter().filter(|n| head(n) == translator).min_by_key(|n| diagnostic::edit_distance(name, n)).map(String::as_str)
 }
 
 /// The outcome of running the whole contract for one translator (used by the ratchet and the CLI).
@@ -280,7 +166,7 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
         if bless && let Some(settings) = &departure {
             return Err(Failed::from(format!(
                 "{} with {settings}: the committed reports are made with the default settings; unset these to rewrite reports/",
-                crate::report::BLESS_ENV
+                crate::settings::BLESS_ENV
             )));
         }
         let generated = crate::report::generate(&loaded, &resolver, false)?;
@@ -288,11 +174,11 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
             if tables_only {
                 return Err(Failed::from(format!(
                     "{} needs the JSON-Schema-Test-Suite and every external translator installed: the committed reports count their cases",
-                    crate::report::BLESS_ENV
+                    crate::settings::BLESS_ENV
                 )));
             }
             let changed = crate::report::write(project, &generated)?;
-            eprintln!("{}: rewrote {changed:?}", crate::report::BLESS_ENV);
+            eprintln!("{}: rewrote {changed:?}", crate::settings::BLESS_ENV);
             return Ok(());
         }
         let diffs = crate::report::differences(project, &generated, tables_only);
@@ -300,7 +186,7 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
             return Err(Failed::from(crate::terminal::sanitize(&format!(
                 "reports/ is not current. Review the change below, then regenerate with `cargo run -p schema-fidelity -- report` \
                  (or {}=1 cargo test --test contract -- --exact {REPORTS_TRIAL}) and commit it.\n\n{}",
-                crate::report::BLESS_ENV,
+                crate::settings::BLESS_ENV,
                 diffs.join("\n")
             ))));
         }

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, FormatSetting};
 use schema_fidelity::external;
 use schema_fidelity::project::Project;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
 
 fn main() -> ExitCode {
     let mut args = Arguments::from_args();
@@ -22,8 +23,8 @@ fn main() -> ExitCode {
         args.format = Some(FormatSetting::Terse);
     }
     let selection = Selection::from_args(&args);
-    let loaded = Arc::new(trials::load(Project::at(trials::workspace_root()), &selection));
-    let resolver = trials::resolver(&loaded, &external::Config::from_env());
+    let loaded = Arc::new(session::load(Project::at(trials::workspace_root()), &selection));
+    let resolver = session::resolver(&loaded, &external::Config::from_env());
     let list = trials::build(&loaded, &resolver);
     if let Some(error) = trials::exact_miss(&args, &list, &loaded.project) {
         eprintln!("{error}");

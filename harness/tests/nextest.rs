@@ -25,7 +25,8 @@ use std::sync::{Arc, OnceLock};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use schema_fidelity::external;
 use schema_fidelity::project::Project;
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::session::{self, Selection};
+use schema_fidelity::trials;
 use serde_json::Value;
 
 /// The nextest version CI installs (`.ci/run`).
@@ -318,8 +319,8 @@ fn contract(bin: &Path, root: &Path) -> Command {
 
 /// The names of the trials built for `selection`.
 fn trial_names(root: &Path, selection: &Selection) -> Vec<String> {
-    let loaded = Arc::new(trials::load(Project::at(root), selection));
-    trials::build(&loaded, &trials::resolver(&loaded, &external::Config::default())).iter().map(|t| t.name().to_owned()).collect()
+    let loaded = Arc::new(session::load(Project::at(root), selection));
+    trials::build(&loaded, &session::resolver(&loaded, &external::Config::default())).iter().map(|t| t.name().to_owned()).collect()
 }
 
 /// A copy reads the same JSON-Schema-Test-Suite as the project (it is looked for beside the

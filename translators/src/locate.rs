@@ -24,19 +24,11 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::{refs, vocabulary, walk};
+use crate::walk::tokens;
 
 /// At most this many schema nodes are visited for one location, so that a reference cycle or a
 /// wide union cannot make naming a culprit expensive.
 const MAX_VISITS: usize = 4096;
-
-/// The tokens of a JSON pointer (RFC 6901), unescaped. `""` is the empty list.
-#[must_use]
-pub fn tokens(pointer: &str) -> Vec<String> {
-    if pointer.is_empty() {
-        return Vec::new();
-    }
-    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
-}
 
 /// The pointer of the schema a reference written at the schema position `at` names in `document`,
 /// when it names one of this document: a fragment read against the nearest enclosing `$id`, as a
@@ -184,7 +176,6 @@ mod tests {
         assert_eq!(target_at(&schema, "#/$defs/a%20b", "").as_deref(), Some("/$defs/a b"));
         assert_eq!(target_at(&schema, "#ab", "").as_deref(), Some("/$defs/a b"));
         assert_eq!(target_at(&schema, "#/nowhere", ""), None);
-        assert_eq!(tokens("/a~1b/c~0d"), ["a/b", "c~d"]);
     }
 
     #[test]

@@ -170,7 +170,7 @@ impl<'a> Resolver<'a> {
     /// the walk down follows keywords whose values are schemas and stops at data.
     #[must_use]
     pub fn resource_of(&self, pointer: &str) -> String {
-        let tokens: Vec<String> = crate::locate::tokens(pointer);
+        let tokens: Vec<String> = walk::tokens(pointer);
         let mut resource = String::new();
         let mut node = self.root;
         let mut at = String::new();
@@ -444,7 +444,7 @@ impl Names {
         if target.is_empty() {
             return "root".to_owned();
         }
-        let last = crate::locate::tokens(target).pop().unwrap_or_default();
+        let last = walk::tokens(target).pop().unwrap_or_default();
         self.clean(&last)
     }
 

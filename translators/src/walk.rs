@@ -26,6 +26,10 @@
 //!
 //! The walk is iterative and bounded by [`MAX_DEPTH`], so a 10,000-deep schema yields an error,
 //! not a stack overflow.
+//!
+//! The JSON pointers the walk writes are read and written with [`tokens`] and [`escape`] here, the
+//! bottom of the crate, so that the reference resolver (`refs`) and the instance locator
+//! (`locate`), which both read pointers, need not reach into each other for them.
 
 use serde_json::{Map, Value};
 
@@ -269,6 +273,15 @@ pub fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
+/// The tokens of a JSON pointer (RFC 6901), unescaped. `""` is the empty list.
+#[must_use]
+pub fn tokens(pointer: &str) -> Vec<String> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,5 +338,11 @@ mod tests {
         .unwrap();
         assert_eq!(seen, ["/prefixItems/0", "/prefixItems/1", "/$defs/a", "/not"]);
         assert_eq!(out["enum"], json!([true]));
+    }
+
+    #[test]
+    fn pointer_tokens_are_unescaped() {
+        assert_eq!(tokens("/a~1b/c~0d"), ["a/b", "c~d"]);
+        assert!(tokens("").is_empty());
     }
 }

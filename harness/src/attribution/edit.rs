@@ -10,7 +10,8 @@ use schema_fidelity_translators::walk::{self, Occurrence};
 use serde_json::{Value, json};
 
 use super::polarity::{Edit, NodeEdits};
-use crate::table::{Becomes, Direction, MarkScope, RuleKind};
+use crate::table::RuleKind;
+use crate::deviation::{Becomes, Direction, MarkScope};
 
 /// How closely an edit bounds what its word says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -18,9 +18,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
-use super::pins::{Culprit, is_empty_schema, is_schema_position, split_keyword};
-use crate::oracle::Env;
+use super::pins::{is_empty_schema, is_schema_position, split_keyword};
 use crate::retrieve::LocalRetriever;
+use crate::validation::Env;
+use crate::verdict::Culprit;
 
 /// The `false` positions of `source` at which the source-side instance `x` is rejected, each of
 /// which alone decides the rejection.

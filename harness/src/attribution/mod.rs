@@ -40,12 +40,12 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use schema_fidelity_translators::walk::Occurrence;
 use serde_json::{Map, Value};
 
-pub use pins::Culprit;
-
 use crate::codec::{Mapper, Way};
-use crate::oracle::Env;
+use crate::deviation::{Becomes, Direction};
 use crate::retrieve::LocalRetriever;
-use crate::table::{Becomes, Direction, Disposition, Row, TableRule};
+use crate::table::{Disposition, Row, TableRule};
+use crate::validation::Env;
+use crate::verdict::{Attribution, Culprit, Judgement};
 use edit::Precision;
 use polarity::{Mode, NodeEdits};
 
@@ -56,31 +56,6 @@ pub enum Declared {
     Everything,
     /// The bound, as a draft 2020-12 schema of source-side instances.
     Schema(Value),
-}
-
-/// How a witness is explained, as the witness search needs to know it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Judgement {
-    /// The table's approximations (and declared rules) explain it.
-    Declared,
-    /// Only `known_violation` marks explain it.
-    Marked,
-    /// Nothing explains it (or it inverts a `false` no mark covers).
-    Unexplained,
-}
-
-/// What a witness's deviation is attributed to.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum Attribution {
-    /// Not judged yet (as the generator hands it over).
-    Unjudged,
-    /// The table's approximations explain it; the rows (and rules) that do on their own (empty
-    /// when only several together do, or when they were not asked for).
-    Declared(Vec<String>),
-    /// Only `known_violation` marks explain it: the rows (or rules) carrying them.
-    Marked(Vec<String>),
-    /// Nothing in the table explains it; the occurrences it is pinned on.
-    Unexplained(Vec<Culprit>),
 }
 
 /// One contributor to a bound: a row's approximation (across its occurrences), a rule, or a mark.
@@ -371,7 +346,7 @@ impl<'a> Bounds<'a> {
         if let Some(row) = self.row_at(&c.node, &c.keyword) {
             out.push(row);
         }
-        let tokens = schema_fidelity_translators::locate::tokens(&c.node);
+        let tokens = schema_fidelity_translators::walk::tokens(&c.node);
         let mut parent = String::new();
         for token in &tokens {
             if schema_fidelity_translators::walk::value_kind(token).is_some()

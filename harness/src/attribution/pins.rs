@@ -11,24 +11,7 @@ use schema_fidelity_translators::vocabulary::ValueKind;
 use schema_fidelity_translators::walk;
 use serde_json::{Map, Value};
 
-/// One occurrence a deviation is pinned on.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Culprit {
-    /// The source schema node (JSON pointer).
-    pub node: String,
-    /// The keyword there (`false` for a boolean subschema; empty when the projection failed on a
-    /// keyword the source does not have at that place).
-    pub keyword: String,
-    /// Where in the instance.
-    pub instance_at: String,
-    /// The source rejects there with a `false` subschema: a widening there is an inversion.
-    pub inverted: bool,
-    /// With no keyword named: the other source nodes that apply in place at that location (the
-    /// node holding an `anyOf` or `$ref` the culprit's node is a branch or target of). A pinned
-    /// mark on one of them stands where the projection's keyword does: the closing of a root
-    /// typed `object` shows up at its `anyOf` branch, which holds no keyword that could carry it.
-    pub also_at: Vec<String>,
-}
+use crate::verdict::Culprit;
 
 /// The occurrences a widening is rejected at in `relaxed` (the source loosened by the table),
 /// `x` being the source-side instance. `provenance` maps the locations the bound rewrote (a
@@ -129,15 +112,6 @@ fn is_any_value(schema: &Value) -> bool {
     schema == &Value::Bool(true) || schema.as_object().is_some_and(Map::is_empty)
 }
 
-impl Culprit {
-    /// Whether an occurrence at `node` stands where this culprit is pinned: its own node, or,
-    /// with no keyword named, a node applying in place at the same location.
-    #[must_use]
-    pub fn stands_at(&self, node: &str) -> bool {
-        self.node == node || (self.keyword.is_empty() && self.also_at.iter().any(|n| n == node))
-    }
-}
-
 /// Where the locations of a bound came from: the parts the bound wrote itself (a `oneOf`, `if` or
 /// bounded `contains` rewritten to follow polarity, a `oneOf` read as `anyOf`) name the source
 /// occurrence they stand for, and the second copy of the document maps to the source by its
@@ -192,7 +166,7 @@ fn push(out: &mut Vec<Culprit>, culprit: Culprit) {
 /// Whether a keyword location names a subschema position (the value of a schema-valued keyword,
 /// or an entry of a schema map or array), not data that happens to be `false` (`const: false`).
 pub(super) fn is_schema_position(path: &str) -> bool {
-    let tokens = locate::tokens(path);
+    let tokens = walk::tokens(path);
     match tokens.as_slice() {
         [] => true,
         [.., last] if walk::value_kind(last) == Some(ValueKind::Schema) => true,

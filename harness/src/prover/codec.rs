@@ -66,7 +66,7 @@ pub fn decoded(projection: &Value, codec: &Codec) -> Result<Value, Unsupported> 
     let mut out = projection.clone();
     // The deepest objects first: rewriting a site's schema moves what lies below it.
     let mut objects: Vec<(&str, BTreeSet<&str>)> = by_object.into_iter().collect();
-    objects.sort_by_key(|(object, _)| std::cmp::Reverse(locate::tokens(object).len()));
+    objects.sort_by_key(|(object, _)| std::cmp::Reverse(walk::tokens(object).len()));
     for (object, properties) in objects {
         let node = out
             .pointer(object)

@@ -97,7 +97,7 @@ impl std::fmt::Display for Why {
             Why::Value(v) => write!(
                 f,
                 "{} is accepted by one side there and rejected by the other",
-                crate::oracle::shown(v)
+                crate::verdict::shown(v)
             ),
             Why::Recursion => f.write_str("a recursion that crosses no instance level"),
             Why::Budget => write!(f, "the proof's budget of {STEP_BUDGET} steps ran out"),

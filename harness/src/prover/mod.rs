@@ -123,10 +123,10 @@ pub enum How {
 impl Proofs {
     /// The proof of one direction (`Widening`: no widening).
     #[must_use]
-    pub fn of(&self, direction: crate::table::Direction) -> &Proof {
+    pub fn of(&self, direction: crate::deviation::Direction) -> &Proof {
         match direction {
-            crate::table::Direction::Widening => &self.widening,
-            crate::table::Direction::Narrowing => &self.narrowing,
+            crate::deviation::Direction::Widening => &self.widening,
+            crate::deviation::Direction::Narrowing => &self.narrowing,
         }
     }
 }

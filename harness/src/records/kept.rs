@@ -32,8 +32,9 @@ use serde::{Deserialize, Serialize};
 use super::{Record, RowKey};
 use crate::corpus::Case;
 use crate::hash::Fnv1a;
-use crate::oracle::{Env, FailureKind, TrialEvidence, Verdict};
 use crate::table::Table;
+use crate::validation::Env;
+use crate::verdict::{FailureKind, TrialEvidence, Verdict};
 
 /// How many directories of other programs or settings are kept beside the current one.
 const OTHERS_KEPT: usize = 3;

@@ -19,8 +19,10 @@ use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::Value;
 
 use crate::corpus::Case;
-use crate::oracle::{self, Env, TrialEvidence, Verdict};
+use crate::oracle;
 use crate::table::{Row, Table};
+use crate::validation::Env;
+use crate::verdict::{TrialEvidence, Verdict};
 
 /// A row's identity within its table: keyword (or boolean subschema, or extension pattern) and
 /// refinement.
@@ -189,7 +191,7 @@ mod tests {
 
     #[test]
     fn a_record_is_made_once_however_often_and_from_however_many_threads_it_is_read() {
-        let root = crate::trials::workspace_root();
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
         let dir = root.join("dispositions");
         let table = crate::table::load(&dir.join("identity.yaml"), std::path::Path::new("dispositions/identity.yaml"), &dir).expect("identity table");
         let case = Arc::new(Case {
@@ -252,7 +254,7 @@ mod tests {
         let root = std::env::temp_dir().join(format!("schema-fidelity-kept-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).expect("scratch");
-        let dir = crate::trials::workspace_root().join("dispositions");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("dispositions");
         let table = crate::table::load(&dir.join("identity.yaml"), std::path::Path::new("dispositions/identity.yaml"), &dir).expect("identity table");
         let env = Env::default();
         let translator = Kept(std::sync::atomic::AtomicUsize::new(0), Some(7));
@@ -309,12 +311,12 @@ mod tests {
         let root = std::env::temp_dir().join(format!("schema-fidelity-kept-fault-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).expect("scratch");
-        let dir = crate::trials::workspace_root().join("dispositions");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("dispositions");
         let table = crate::table::load(&dir.join("identity.yaml"), std::path::Path::new("dispositions/identity.yaml"), &dir).expect("identity table");
         for _ in 0..2 {
             let store = Records::kept_under(&root);
             let record = store.get(&table, &Faulting, &case_with(3), &Env::default());
-            assert!(matches!(&record.verdict, Verdict::Fail(f) if matches!(f.kind, crate::oracle::FailureKind::Fault(_))), "{:?}", record.verdict);
+            assert!(matches!(&record.verdict, Verdict::Fail(f) if matches!(f.kind, crate::verdict::FailureKind::Fault(_))), "{:?}", record.verdict);
             assert_eq!((store.made(), store.read_back()), (1, 0), "a fault is about the run, not the schema");
         }
         let _ = std::fs::remove_dir_all(&root);

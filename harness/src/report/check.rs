@@ -8,7 +8,7 @@
 //! never silent), **known violation** or **violation** (the translator breaks its own table), or
 //! **unavailable** (an external translator not installed here: not checked, with its install
 //! command). A verdict rests on evidence only, per direction: proven, shown by a witness, or
-//! unknown ([`oracle::Evidence`]). A row that declares a direction no witness shows is listed
+//! unknown ([`Evidence`]). A row that declares a direction no witness shows is listed
 //! apart, as declared but not shown on this schema (or proven not to act on it), never as a
 //! loss. Each comes with the projection judged (a compact diff against the schema), the one
 //! occurrence and row each witness is pinned on, and what the user can do about it.
@@ -30,9 +30,13 @@ use serde_json::Value;
 use super::anchor;
 use crate::budget::{self, Budgets};
 use crate::corpus::{Case, Instance, Origin};
-use crate::oracle::{self, Attribution, Env, Evidence, FailureKind, TrialEvidence, Verdict, Witness};
+use crate::deviation::Direction;
+use crate::diagnostic::TableError;
+use crate::oracle;
 use crate::project::Project;
-use crate::table::{self, Direction, Disposition, Row, Table, TableError};
+use crate::table::{self, Disposition, Row, Table};
+use crate::validation::{self, Env};
+use crate::verdict::{Attribution, Evidence, FailureKind, TrialEvidence, Verdict, Witness};
 
 /// One translator to check against, with its table.
 pub struct Target<'a> {
@@ -293,7 +297,7 @@ pub fn check(
     // Before anything that grows with the schema: the translators, the draws.
     let env = &Env { name_rows: true, ..env.clone() };
     budget::check_schema(schema, budgets).map_err(|e| format!("{file}: {e}"))?;
-    let source = oracle::compile(schema, env, true).map_err(|e| format!("{file}: {}", explain_compile_error(schema, e)))?;
+    let source = validation::compile(schema, env, true).map_err(|e| format!("{file}: {}", explain_compile_error(schema, e)))?;
     let examples = schema.get("examples").and_then(Value::as_array).cloned().unwrap_or_default();
     let instances: Vec<Instance> = examples
         .into_iter()

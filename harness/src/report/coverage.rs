@@ -10,9 +10,9 @@ use std::sync::Arc;
 use schema_fidelity_translators::walk;
 
 use crate::corpus::Origin;
-use crate::oracle::{Attribution, Verdict, Witness};
+use crate::deviation::Direction;
 use crate::records::Record;
-use crate::table::Direction;
+use crate::verdict::{Attribution, Verdict, Witness};
 
 /// What the run showed about one keyword.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -96,7 +96,7 @@ pub fn render(coverage: &BTreeMap<String, KeywordCoverage>) -> String {
 mod tests {
     use super::*;
     use crate::corpus::{Case, Instance};
-    use crate::oracle::Summary;
+    use crate::verdict::Summary;
     use serde_json::json;
     use std::path::PathBuf;
     use std::time::Duration;

@@ -23,8 +23,10 @@ use crate::records::{Record, Records};
 use super::progress::Progress;
 use super::text::json_inline;
 use crate::corpus::Case;
-use crate::oracle::{Env, Verdict};
-use crate::table::{self, Row, Table};
+use crate::diagnostic;
+use crate::table::{Row, Table};
+use crate::validation::Env;
+use crate::verdict::Verdict;
 
 /// How many case ids `explain` lists.
 const CASES_LISTED: usize = 10;
@@ -86,7 +88,7 @@ pub fn find_rows<'a>(table: &'a Table, key: &str, refinement: Option<&str>) -> R
         return Ok(by_anchor);
     }
     let keywords = vocabulary::DRAFT_2020_12.iter().map(|k| k.name).chain(BOOLEAN_SUBSCHEMAS.iter().copied());
-    let near_keyword = table::nearest(key, keywords);
+    let near_keyword = diagnostic::nearest(key, keywords);
     if anchor::is_extension(key)
         && let Some(pattern) = governing_glob(&rows, key)
     {
@@ -107,7 +109,7 @@ pub fn find_rows<'a>(table: &'a Table, key: &str, refinement: Option<&str>) -> R
     names.extend(vocabulary::DRAFT_2020_12.iter().map(|k| k.name.to_owned()));
     names.dedup();
     let mut message = format!("{file} has no row `{key}`");
-    if let Some(near) = table::nearest(key, names.iter().map(String::as_str)) {
+    if let Some(near) = diagnostic::nearest(key, names.iter().map(String::as_str)) {
         let _ = write!(message, "; did you mean `{near}`?");
     } else {
         let _ = write!(message, "; `schema-fidelity explain {}` lists its rows", table.translator);
@@ -190,7 +192,6 @@ pub fn explain(
     s
 }
 
-#[allow(clippy::too_many_arguments)]
 #[allow(clippy::too_many_arguments)]
 fn describe(
     s: &mut String,

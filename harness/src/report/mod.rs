@@ -42,13 +42,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::project::Project;
-use crate::trials::{Loaded, Resolver};
+use crate::session::{Loaded, Resolver};
+use crate::settings::BLESS_ENV;
 
 /// The directory, under the project root, the reports are written to.
 pub const REPORTS_DIR: &str = "reports";
-
-/// Set to `1` to let the ratchet test rewrite the committed reports instead of failing.
-pub const BLESS_ENV: &str = "SCHEMA_FIDELITY_BLESS";
 
 /// File names the reports use themselves, which no translator may take.
 pub const RESERVED_NAMES: &[&str] = &["matrix", "index", "report"];
@@ -238,12 +236,6 @@ const JOURNAL: &str = ".schema-fidelity-swap.json";
 const JOURNAL_PART: &str = ".schema-fidelity-swap.json.part";
 /// The prefix of the README's temporary file, beside it.
 const README_TEMP_PREFIX: &str = ".README.md.schema-fidelity-";
-
-/// The steps of a write at which [`crate::settings::TEST_PAUSE_ENV`] can stop it, in order: the
-/// new set assembled; the old set moved aside (only where the two cannot be exchanged); the new
-/// set in place; half the README's temporary file written; all of it written; the README
-/// renamed, before the cleanup.
-pub const PAUSE_STEPS: &[&str] = &["assembled", "aside", "swapped", "readme-half", "readme-written", "readme-renamed"];
 
 static PAUSE_AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
 

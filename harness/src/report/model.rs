@@ -24,10 +24,12 @@ use super::anchor;
 use crate::hash;
 use super::progress::Progress;
 use crate::corpus::Case;
-use crate::oracle::{self, Attribution, Env, Verdict, Witness};
-use crate::table::{Direction, Disposition, Row, Table};
+use crate::deviation::Direction;
 use crate::records::Record;
-use crate::trials::{Loaded, Resolver};
+use crate::session::{Loaded, Resolver};
+use crate::table::{Disposition, Row, Table};
+use crate::validation::Env;
+use crate::verdict::{self, Attribution, Verdict, Witness};
 
 /// The version of the `report.json` format; bump it with any incompatible change to the schema.
 pub const FORMAT_VERSION: u32 = 6;
@@ -274,7 +276,7 @@ pub struct RowReport {
     pub spelled_as: Option<String>,
     /// For an approximation: `widening` or `narrowing`.
     pub direction: Option<String>,
-    /// For an approximation: what the keyword became (the oracle's word, see `table::Becomes`).
+    /// For an approximation: what the keyword became (the oracle's word, see `deviation::Becomes`).
     pub to: Option<String>,
     /// The same in the table's own words (`becomes:`), when it gives them.
     pub becomes: Option<String>,
@@ -423,7 +425,7 @@ fn row_directions(row: &Row) -> BTreeSet<Direction> {
     out
 }
 
-fn mark_report(k: &crate::table::KnownViolation) -> KnownViolationReport {
+fn mark_report(k: &crate::deviation::KnownViolation) -> KnownViolationReport {
     KnownViolationReport { issue: k.issue.clone(), direction: k.direction.name().to_owned(), witness: k.witness.clone(), crash: k.crash.clone() }
 }
 
@@ -606,9 +608,9 @@ fn trials_evidence(runs: &[Arc<Record>]) -> TrialsEvidence {
         out.proven_within_table += usize::from(e.widening_within_table && e.narrowing_within_table);
         for (direction, slot) in [(Direction::Widening, &mut out.widening), (Direction::Narrowing, &mut out.narrowing)] {
             match e.of(direction) {
-                oracle::Evidence::Proven => slot.proven += 1,
-                oracle::Evidence::Shown => slot.shown.push(run.case.id.clone()),
-                oracle::Evidence::Unknown(why) => slot.unknown.push(UnknownTrial { case: run.case.id.clone(), why: why.clone() }),
+                verdict::Evidence::Proven => slot.proven += 1,
+                verdict::Evidence::Shown => slot.shown.push(run.case.id.clone()),
+                verdict::Evidence::Unknown(why) => slot.unknown.push(UnknownTrial { case: run.case.id.clone(), why: why.clone() }),
             }
         }
     }

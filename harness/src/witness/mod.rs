@@ -56,11 +56,11 @@ use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 use schema_fidelity_translators::Codec;
 use serde_json::Value;
 
-use crate::attribution::Judgement;
 use crate::budget;
 use crate::codec::{self, Way};
-use crate::oracle::Witness;
-use crate::table::Direction;
+use crate::deviation::Direction;
+use crate::verdict::Judgement;
+use crate::verdict::Witness;
 
 pub use plan::Plan;
 pub use shrink::JsonTree;
@@ -711,7 +711,7 @@ impl Judge<'_, '_> {
                 source_accepts: true,
                 projection_accepts: false,
                 generated: true,
-                attribution: crate::oracle::Attribution::Unjudged,
+                attribution: crate::verdict::Attribution::Unjudged,
                 inversions: Vec::new(),
             },
             Direction::Widening => Witness {
@@ -722,7 +722,7 @@ impl Judge<'_, '_> {
                 source_accepts: false,
                 projection_accepts: true,
                 generated: true,
-                attribution: crate::oracle::Attribution::Unjudged,
+                attribution: crate::verdict::Attribution::Unjudged,
                 inversions: Vec::new(),
             },
         })

@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use schema_fidelity::budget::Budgets;
 use schema_fidelity::corpus::Case;
-use schema_fidelity::oracle::Env;
 use schema_fidelity::report::check::{self, CheckVerdict, Target, TranslatorCheck};
-use schema_fidelity::trials::{self, Loaded};
+use schema_fidelity::session::Loaded;
+use schema_fidelity::trials;
+use schema_fidelity::validation::Env;
 use schema_fidelity_translators::builtin;
 use serde_json::Value;
 

@@ -12,11 +12,15 @@ use std::time::Duration;
 
 use libtest_mimic::Arguments;
 use schema_fidelity::corpus::{Case, Instance, Origin};
+use schema_fidelity::diagnostic;
 use schema_fidelity::external::{self, Adapter, AdapterSpec, Config, ExternalTranslator};
-use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
+use schema_fidelity::oracle;
 use schema_fidelity::project::Project;
+use schema_fidelity::session::{self, Loaded};
 use schema_fidelity::table::{self, Table};
-use schema_fidelity::trials::{self, Loaded};
+use schema_fidelity::trials;
+use schema_fidelity::validation::Env;
+use schema_fidelity::verdict::{FailureKind, Verdict};
 use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::{Value, json};
 
@@ -209,7 +213,7 @@ fn a_missing_runtime_skips_the_trials_with_the_install_command() {
         corpus_errors: Vec::new(),
         records: Default::default(),
     });
-    let list = trials::build(&loaded, &trials::resolver(&loaded, &config()));
+    let list = trials::build(&loaded, &session::resolver(&loaded, &config()));
     // The nested run writes to a log file, not to stdout: its closing `test result:` line would
     // otherwise stand in `cargo test`'s output among the real ones, where CI parsers read them.
     let log = std::env::temp_dir().join(format!("schema-fidelity-external-{}.log", std::process::id()));
@@ -243,7 +247,7 @@ fn the_closing_summary_asks_only_the_translators_that_ran() {
         corpus_errors: Vec::new(),
         records: Default::default(),
     };
-    let resolver = trials::resolver(&loaded, &config());
+    let resolver = session::resolver(&loaded, &config());
     assert_eq!(trials::closing_summary(&loaded, &resolver, &|name| name == "identity"), None);
     let all = trials::closing_summary(&loaded, &resolver, &|_| true).expect("a summary naming the unavailable translator");
     assert!(all.contains("missing") && all.contains("not run: "), "{all}");
@@ -527,7 +531,7 @@ fn a_crash_mark_must_be_a_narrowing_with_a_text() {
 }
 
 /// The identity table aimed at `target` (and `alternate`, when given).
-fn identity_aimed_at(target: &str, alternate: Option<&str>) -> (Option<Table>, Vec<table::TableError>) {
+fn identity_aimed_at(target: &str, alternate: Option<&str>) -> (Option<Table>, Vec<diagnostic::TableError>) {
     let identity = std::fs::read_to_string(root().join("dispositions/identity.yaml")).expect("identity table");
     let mut aimed = format!("target: {target}\n");
     if let Some(alternate) = alternate {

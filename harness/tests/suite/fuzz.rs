@@ -32,10 +32,12 @@ use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 use schema_fidelity::corpus::{self, Case, Origin};
-use schema_fidelity::oracle::{self, Env, Verdict};
+use schema_fidelity::oracle;
 use schema_fidelity::project::Project;
 use schema_fidelity::table;
 use schema_fidelity::trials;
+use schema_fidelity::validation::{self, Env};
+use schema_fidelity::verdict::Verdict;
 use schema_fidelity::witness::{self, Settings};
 use schema_fidelity::dialect;
 use schema_fidelity_translators::{Dialect, Outcome, Translator, builtin};
@@ -381,7 +383,7 @@ fn problem(subject: &Subject, schema: &Value, valid_source: bool, env: &Env) -> 
             Err(e) => return Some(format!("`{name}`'s projection cannot be lifted from `{}`: {e}\nprojection: {}", other.name(), clip(&projection.schema))),
         },
     };
-    if let Err(e) = oracle::compile(&lifted, env, false) {
+    if let Err(e) = validation::compile(&lifted, env, false) {
         return Some(format!("`{name}`'s projection of a valid source {e}\nprojection: {}", clip(&lifted)));
     }
     None
@@ -456,7 +458,7 @@ fn fuzz(schemas: u32, command: &str) {
         if hang.borrow().is_some() {
             return Ok(());
         }
-        let valid_source = oracle::compile(&schema, &env, false).is_ok();
+        let valid_source = validation::compile(&schema, &env, false).is_ok();
         *drawn.borrow_mut() += 1;
         if valid_source && drawn.borrow().is_multiple_of(ORACLE_SAMPLE) {
             // The whole oracle, not only the translation: it may find a deviation the table does

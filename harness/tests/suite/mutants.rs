@@ -8,10 +8,13 @@
 use std::sync::Arc;
 
 use schema_fidelity::corpus::Case;
-use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
+use schema_fidelity::deviation::Direction;
+use schema_fidelity::oracle;
 use schema_fidelity::project::Project;
-use schema_fidelity::table::{self, Direction, Table};
+use schema_fidelity::table::{self, Table};
 use schema_fidelity::trials;
+use schema_fidelity::validation::Env;
+use schema_fidelity::verdict::{FailureKind, Verdict};
 use schema_fidelity_translators::walk;
 use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::{Map, Value};

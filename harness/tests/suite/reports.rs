@@ -21,14 +21,17 @@ use std::sync::{Arc, OnceLock};
 
 use schema_fidelity::budget::Budgets;
 use schema_fidelity::corpus::{Case, Instance, Origin};
-use schema_fidelity::oracle::{self, Env, FailureKind, Verdict};
+use schema_fidelity::oracle;
 use schema_fidelity::project::Project;
 use schema_fidelity::records::Records;
 use schema_fidelity::report::model::{self, Corpus, Fingerprint, Report, Tool};
 use schema_fidelity::report::progress::Progress;
 use schema_fidelity::report::{self, anchor, check, explain, pages};
+use schema_fidelity::session::{self, Selection};
 use schema_fidelity::table::{self, Table};
-use schema_fidelity::trials::{self, Selection};
+use schema_fidelity::trials;
+use schema_fidelity::validation::Env;
+use schema_fidelity::verdict::{FailureKind, Verdict};
 use schema_fidelity_translators::walk;
 use schema_fidelity_translators::{Outcome, Translator};
 use serde_json::{Value, json};
@@ -59,8 +62,8 @@ fn committed_json() -> Value {
 /// Reports generated afresh over part of the own corpus (the keyword, reference and regression
 /// cases) for three built-in translators that approximate, refuse and rewrite. The whole run's
 /// reports are the contract binary's `reports::current` trial.
-fn fresh_loaded() -> trials::Loaded {
-    let mut loaded = trials::load(project(), &Selection::All);
+fn fresh_loaded() -> session::Loaded {
+    let mut loaded = session::load(project(), &Selection::All);
     loaded.cases.retain(|c| ["corpus/keywords/", "corpus/refs/", "corpus/regressions/"].iter().any(|p| c.id.starts_with(p)));
     loaded.tables.retain(|(name, _, _)| matches!(name.as_str(), "anthropic" | "openai-strict" | "gemini-proto"));
     loaded
@@ -68,13 +71,13 @@ fn fresh_loaded() -> trials::Loaded {
 
 fn fresh() -> &'static report::Generated {
     static FRESH: OnceLock<report::Generated> = OnceLock::new();
-    FRESH.get_or_init(|| report::generate(&fresh_loaded(), &trials::builtin_resolver(), false).expect("the reports generate"))
+    FRESH.get_or_init(|| report::generate(&fresh_loaded(), &session::builtin_resolver(), false).expect("the reports generate"))
 }
 
 #[test]
 fn reports_are_deterministic() {
     // A second run, with records of its own (a new store), gives the same files.
-    let again = report::generate(&fresh_loaded(), &trials::builtin_resolver(), false).expect("the reports generate");
+    let again = report::generate(&fresh_loaded(), &session::builtin_resolver(), false).expect("the reports generate");
     for (name, text) in &fresh().files {
         assert_eq!(Some(text), again.files.get(name), "{name} differs between two runs");
     }

@@ -6,10 +6,11 @@
 use std::sync::OnceLock;
 
 use schema_fidelity::project::Project;
-use schema_fidelity::trials::{self, Loaded, Selection};
+use schema_fidelity::session::{self, Loaded, Selection};
+use schema_fidelity::trials;
 
 /// The repository's tables and corpus, as the contract run loads them.
 pub(crate) fn loaded() -> &'static Loaded {
     static LOADED: OnceLock<Loaded> = OnceLock::new();
-    LOADED.get_or_init(|| trials::load(Project::at(trials::workspace_root()), &Selection::All))
+    LOADED.get_or_init(|| session::load(Project::at(trials::workspace_root()), &Selection::All))
 }

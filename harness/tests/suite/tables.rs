@@ -5,8 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use schema_fidelity::diagnostic::TableError;
 use schema_fidelity::project::Project;
-use schema_fidelity::table::{self, TableError};
+use schema_fidelity::table;
 use schema_fidelity::trials;
 
 fn project() -> Project {

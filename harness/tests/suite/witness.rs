@@ -11,10 +11,13 @@ use std::sync::Arc;
 
 use proptest::test_runner::{Config, TestError, TestRunner};
 use schema_fidelity::corpus::{Case, Instance, Origin};
-use schema_fidelity::oracle::{self, Env, Failure, FailureKind, Verdict};
+use schema_fidelity::deviation::Direction;
+use schema_fidelity::oracle;
 use schema_fidelity::project::Project;
-use schema_fidelity::table::{self, Direction, Table};
+use schema_fidelity::table::{self, Table};
 use schema_fidelity::trials;
+use schema_fidelity::validation::{self, Env};
+use schema_fidelity::verdict::{Failure, FailureKind, Verdict};
 use schema_fidelity::witness::{self, Pool, Settings};
 use schema_fidelity_translators::walk;
 use schema_fidelity_translators::{Outcome, Translator};
@@ -334,7 +337,7 @@ fn near_misses_are_mostly_rejected_and_valid_draws_mostly_accepted() {
     let loaded = crate::shared::loaded();
     let (mut valid_total, mut missed_total, mut cases) = (0, 0, 0);
     for case in loaded.cases.iter().filter(|c| c.origin == Origin::Own) {
-        let validator = oracle::compile(&case.schema, &Env::default(), case.assert_formats).expect("own cases compile");
+        let validator = validation::compile(&case.schema, &Env::default(), case.assert_formats).expect("own cases compile");
         let plan = witness::Plan::new(&case.schema);
         let mut rng = witness::rng(1, &case.id);
         let valid = (0..100).filter(|_| validator.is_valid(&witness::draw(&plan, &mut rng, Pool::Valid))).count();

@@ -19,11 +19,11 @@
 use serde_json::{Map, Value};
 
 use super::openai_common::provably_disjoint;
-use crate::locate::tokens as pointer_tokens;
 use crate::refs::Resolver;
 use crate::walk::percent_decode;
 use crate::form::Form;
 use crate::model::{Outcome, Refusal, Translator};
+use crate::walk::tokens as pointer_tokens;
 use crate::walk;
 
 /// The Responses API function-tool passthrough with `oneOf` rewritten.
