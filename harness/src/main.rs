@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! schema-fidelity run [--translator NAME]... [--verbose]   run every table against the corpus, print a summary
+//! schema-fidelity run ... [--junit FILE] [--format github]  also JUnit XML, GitHub annotations (for CI)
 //! schema-fidelity report [--check]                         write (or compare) reports/: matrix, pages, report.json
 //! schema-fidelity report --diff OLD.json [NEW.json]        what changed between two runs' report.json
 //! schema-fidelity explain TRANSLATOR [KEYWORD] [--generate] one row in plain words, with cases and a witness
@@ -121,6 +122,13 @@ enum Command {
         /// the trials with a witness pinned on it in each direction, then the keywords with none
         #[arg(long)]
         coverage: bool,
+        /// Also write the results as JUnit XML to FILE, one test case per trial (for CI; written
+        /// whole or not at all, anywhere the directory exists)
+        #[arg(long, value_name = "FILE")]
+        junit: Option<std::path::PathBuf>,
+        /// `github`: after the summary, GitHub Actions annotations, each failure at its table line
+        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+        format: RunFormat,
     },
     /// Write reports/ (matrix.md, index.html, a page per translator, report.json), or compare it
     #[command(
@@ -245,6 +253,16 @@ enum Format {
     Json,
 }
 
+/// What `run` prints besides its summary.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RunFormat {
+    /// The summary and the failures
+    Text,
+    /// The same, then GitHub Actions workflow commands: `::error` per failure and lint error,
+    /// `::notice` per known violation
+    Github,
+}
+
 /// The translators whose runtime or package is missing here, as one sentence, if any.
 fn unavailable_translators(loaded: &session::Loaded, resolver: &session::Resolver) -> Option<String> {
     let missing: Vec<String> = loaded
@@ -286,7 +304,7 @@ fn main() -> ExitCode {
     budget::install(settings.budgets.clone());
     report::install_test_pause(settings.test_pause.clone());
     let result = match cli.command {
-        Command::Run { translators, verbose, coverage } => run(&translators, verbose, coverage, &settings),
+        Command::Run { translators, verbose, coverage, junit, format } => run(&translators, verbose, coverage, junit.as_deref(), format == RunFormat::Github, &settings),
         Command::Report { check, diff } => match diff.as_deref() {
             Some([old]) => report_diff(old, None, &settings),
             Some([old, new]) => report_diff(old, Some(new), &settings),
@@ -358,7 +376,7 @@ columns: compared  cases whose instances were compared: the projection agreed wi
          skipped   cases not run here (e.g. a suite case the validator gets wrong); --verbose lists them
          crashed   of the failed and known, the cases where the translator threw (a crash, not a refusal)";
 
-fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) -> Result<u8, String> {
+fn run(wanted: &[String], verbose: bool, coverage: bool, junit: Option<&std::path::Path>, github: bool, settings: &Settings) -> Result<u8, String> {
     let loaded = Arc::new(load(settings)?);
     let resolver = session::resolver(&loaded, &settings.adapters);
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
@@ -380,6 +398,7 @@ fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) ->
     let mut unavailable: Vec<(&str, String)> = Vec::new();
     let mut skipped_cases = Vec::new();
     let mut total = [0usize; 6];
+    let mut ci_suites = Vec::new();
     // The oracle runs on every thread first (the records are kept); the loop below reads them in
     // the tables' order.
     let runnable: Vec<(&table::Table, Arc<dyn schema_fidelity_translators::Translator>)> = selected
@@ -393,18 +412,24 @@ fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) ->
         for e in errors {
             failures.push(format!("{name}::lint\n{e}"));
         }
+        let table_file = table.as_ref().map_or_else(|| std::path::PathBuf::from(format!("dispositions/{name}.yaml")), |t| t.file.clone());
+        let suite = |ran| report::ci::Suite { translator: name, table_file: table_file.clone(), lint: errors, ran };
         let (Some(table), Some(translator)) = (table, resolver(name)) else {
             failures.push(format!("{name}: no translator or no table to run"));
+            ci_suites.push(suite(report::ci::Ran::NotRun("no translator or no table to run".to_owned())));
             progress.tick();
             continue;
         };
         if let Some(reason) = translator.unavailable() {
             lines.push(format!("{name:<width$} unavailable: {reason}"));
+            ci_suites.push(suite(report::ci::Ran::Unavailable(reason.clone())));
             unavailable.push((name.as_str(), reason));
             progress.tick();
             continue;
         }
-        let t = trials::tally(&loaded.records.of_translator(table, translator.as_ref(), &loaded.cases, &loaded.env, &|| {}));
+        let records = loaded.records.of_translator(table, translator.as_ref(), &loaded.cases, &loaded.env, &|| {});
+        let t = trials::tally(&records);
+        ci_suites.push(suite(report::ci::Ran::Trials { table, records }));
         progress.tick();
         let counts = [t.passed - t.refused, t.refused, t.failed.len(), t.expected.len(), t.skipped, t.crashed];
         for (sum, n) in total.iter_mut().zip(counts) {
@@ -478,6 +503,14 @@ fn run(wanted: &[String], verbose: bool, coverage: bool, settings: &Settings) ->
     }
     if coverage {
         println!("\n{}", report::coverage::render(&report::coverage::coverage(&loaded.records.all())));
+    }
+    if github {
+        print!("{}", report::ci::github_annotations(&ci_suites));
+    }
+    if let Some(file) = junit {
+        let xml = report::ci::junit(&ci_suites).map_err(|e| format!("cannot make the JUnit document: {e}"))?;
+        let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+        report::ci::write_junit(&loaded.project.root, &cwd, file, &xml)?;
     }
     Ok(status(ok))
 }

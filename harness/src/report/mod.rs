@@ -23,6 +23,7 @@
 
 pub mod anchor;
 pub mod check;
+pub mod ci;
 pub mod coverage;
 pub mod compare;
 pub mod diff;

@@ -1144,3 +1144,139 @@ fn a_schema_checked_before_is_answered_without_starting_its_adapter_until_the_ad
     assert_ne!(changed.code, 0, "the dropped minLength is found: {}", changed.all());
     assert!(changed.stdout.contains("minLength"), "{}", changed.all());
 }
+
+// ---- CI output: run --junit FILE, run --format github --------------------------------------
+
+/// A JUnit document's elements in order (name, attributes, text), read by a real XML parser, so a
+/// document that is not well-formed fails the test.
+type Element = (String, Vec<(String, String)>, String);
+
+fn xml_elements(xml: &str) -> Vec<Element> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut out: Vec<Element> = Vec::new();
+    let mut open = Vec::new();
+    let attributes = |e: &quick_xml::events::BytesStart<'_>| -> Vec<(String, String)> {
+        e.attributes().map(|a| a.expect("an attribute")).map(|a| (a.key.0.to_owned(), a.normalized_value(quick_xml::XmlVersion::Explicit1_0).expect("a value").into_owned())).collect()
+    };
+    loop {
+        match reader.read_event().unwrap_or_else(|e| panic!("not well-formed XML: {e}\n{xml}")) {
+            Event::Start(e) => {
+                out.push((e.name().0.to_owned(), attributes(&e), String::new()));
+                open.push(out.len() - 1);
+            }
+            Event::Empty(e) => out.push((e.name().0.to_owned(), attributes(&e), String::new())),
+            Event::End(_) => {
+                open.pop();
+            }
+            Event::Text(t) => {
+                if let Some(&i) = open.last() {
+                    out[i].2.push_str(&t.xml10_content());
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let Some(&i) = open.last() {
+                    let text = match r.resolve_char_ref().expect("a character reference") {
+                        Some(c) => c.to_string(),
+                        None => quick_xml::escape::resolve_predefined_entity(&r.xml10_content()).expect("a predefined entity").to_owned(),
+                    };
+                    out[i].2.push_str(&text);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+fn attribute<'a>(element: &'a Element, name: &str) -> Option<&'a str> {
+    element.1.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+/// The testcases, each with the element of its result (`failure`, `skipped`) if any.
+fn testcases(elements: &[Element]) -> Vec<(&Element, Option<&Element>)> {
+    let mut out = Vec::new();
+    for (i, e) in elements.iter().enumerate() {
+        if e.0 == "testcase" {
+            let result = elements.get(i + 1).filter(|r| r.0 == "failure" || r.0 == "skipped");
+            out.push((e, result));
+        }
+    }
+    out
+}
+
+/// `(N cases per translator)` of `run`'s total line: the trials it made per translator.
+fn cases_per_translator(stdout: &str) -> usize {
+    let at = stdout.find(" cases per translator)").expect("the total line");
+    let head = &stdout[..at];
+    head[head.rfind('(').expect("(") + 1..].parse().expect("a count")
+}
+
+#[test]
+fn run_junit_has_a_case_per_trial_and_a_wrong_table_fails_at_the_line_of_its_row() {
+    let s = Scratch::new("run-junit");
+    let out = s.run(&["run", "-t", "identity", "--junit", "out.xml", "--format", "github"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(!out.stdout.contains("::"), "nothing to annotate on a passing run: {}", out.all());
+    let xml = std::fs::read_to_string(s.0.join("out.xml")).expect("the JUnit file");
+    let elements = xml_elements(&xml);
+    let cases = testcases(&elements);
+    assert_eq!(cases.len(), cases_per_translator(&out.stdout), "one testcase per trial");
+    assert!(cases.iter().all(|(c, _)| attribute(c, "classname") == Some("identity") && attribute(c, "name").is_some_and(|n| n.starts_with("identity::corpus/"))));
+    assert!(cases.iter().all(|(_, result)| result.is_none()), "all pass: {xml}");
+    let suite = elements.iter().find(|e| e.0 == "testsuite").expect("a testsuite");
+    assert_eq!((attribute(suite, "name"), attribute(suite, "failures")), (Some("identity"), Some("0")));
+    assert_eq!(attribute(suite, "tests"), Some(cases.len().to_string().as_str()));
+
+    // `const` claimed refused although identity never refuses: every case with a `const` fails,
+    // at the `const` row.
+    s.edit("dispositions/identity.yaml", "  const: { disposition: preserved }", "  const: { disposition: refused }");
+    let table = std::fs::read_to_string(s.0.join("dispositions/identity.yaml")).expect("table");
+    let line = line_of(&table, "  const:");
+    let out = s.run(&["run", "-t", "identity", "--junit", "out.xml", "--format", "github"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    let xml = std::fs::read_to_string(s.0.join("out.xml")).expect("the JUnit file");
+    let elements = xml_elements(&xml);
+    let cases = testcases(&elements);
+    assert_eq!(cases.len(), cases_per_translator(&out.stdout));
+    let failed: Vec<_> = cases.iter().filter(|(_, r)| r.is_some_and(|r| r.0 == "failure")).collect();
+    assert!(!failed.is_empty(), "{xml}");
+    let cited = format!("dispositions/identity.yaml:{line} `const`");
+    for (case, failure) in &failed {
+        let failure = failure.expect("a failure");
+        assert!(failure.2.contains(&cited) && failure.2.contains("a refused row applies but the translator projected"), "{failure:?}");
+        assert_eq!((attribute(case, "file"), attribute(case, "line")), (Some("dispositions/identity.yaml"), Some(line.to_string().as_str())), "{case:?}");
+    }
+    let suite = elements.iter().find(|e| e.0 == "testsuite").expect("a testsuite");
+    assert_eq!(attribute(suite, "failures"), Some(failed.len().to_string().as_str()));
+
+    let errors: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(errors.len(), failed.len(), "one annotation per failing trial: {}", out.all());
+    let at = format!("::error file=dispositions/identity.yaml,line={line},title=identity%3A%3Acorpus/");
+    assert!(errors.iter().all(|e| e.starts_with(&at) && e.contains("::a refused row applies but the translator projected:%0A")), "{errors:#?}");
+    assert!(out.stdout.contains("failure(s):"), "the summary is printed too: {}", out.all());
+}
+
+#[test]
+fn run_junit_writes_outside_the_project_whole_or_not_at_all() {
+    let s = Scratch::new("run-junit-outside");
+    let artifacts = std::env::temp_dir().join(format!("schema-fidelity-cli-{}-junit-artifacts", std::process::id()));
+    let _ = std::fs::remove_dir_all(&artifacts);
+    std::fs::create_dir_all(&artifacts).expect("artifact dir");
+    let file = artifacts.join("junit.xml");
+    let out = s.run(&["run", "-t", "identity", "--junit", file.to_str().expect("utf-8 path")]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let xml = std::fs::read_to_string(&file).expect("written outside the project");
+    assert_eq!(testcases(&xml_elements(&xml)).len(), cases_per_translator(&out.stdout));
+    let leftovers: Vec<_> = std::fs::read_dir(&artifacts).expect("dir").flatten().map(|e| e.file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left: {leftovers:?}");
+
+    // A directory that does not exist: a usage error naming the file, and no file.
+    let nowhere = artifacts.join("missing/junit.xml");
+    let out = s.run(&["run", "-t", "identity", "--junit", nowhere.to_str().expect("utf-8 path")]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("--junit") && out.stderr.contains("missing/junit.xml"), "{}", out.all());
+    assert!(!nowhere.exists());
+    let _ = std::fs::remove_dir_all(&artifacts);
+}
