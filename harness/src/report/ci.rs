@@ -37,10 +37,11 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use schema_fidelity_translators::{Cites, walk};
 
-use crate::attribution::Attribution;
-use crate::oracle::{Failure, FailureKind, Verdict};
+use crate::verdict::Attribution;
+use crate::verdict::{Failure, FailureKind, Verdict};
 use crate::records::Record;
-use crate::table::{Table, TableError};
+use crate::diagnostic::TableError;
+use crate::table::Table;
 
 /// What `run` did with one translator.
 #[derive(Debug)]
@@ -408,7 +409,7 @@ pub fn write_junit(root: &Path, cwd: &Path, file: &Path, xml: &str) -> Result<Pa
 mod tests {
     use super::*;
     use crate::corpus::{Case, Instance, Origin};
-    use crate::oracle::Summary;
+    use crate::verdict::Summary;
     use quick_xml::Reader;
     use serde_json::json;
     use std::time::Duration;
