@@ -240,17 +240,20 @@ fn an_object_with_too_many_properties_is_refused_by_budget() {
 
 #[test]
 fn a_trial_that_outruns_its_time_budget_fails_naming_it() {
-    // 1,000 properties through openai-strict's null-means-absent codec: several seconds of draws
-    // in a debug build, cut at one second.
+    // 2,000 properties through openai-strict's null-means-absent codec: several seconds of draws
+    // in a test build (workspace code at opt-level 1, where 1,000 took under a second), cut at
+    // one second.
     let dir = Scratch::new("trial-time");
-    let properties: Map<String, Value> = (0..1_000).map(|i| (format!("p{i}"), json!({"type": "string", "maxLength": 5}))).collect();
+    let properties: Map<String, Value> = (0..2_000).map(|i| (format!("p{i}"), json!({"type": "string", "maxLength": 5}))).collect();
     let file = dir.write("tool.json", &json!({"type": "object", "properties": properties}).to_string());
     let env = [("SCHEMA_FIDELITY_MAX_PROPERTIES", "5000"), ("SCHEMA_FIDELITY_MAX_TRIAL_SECONDS", "1")];
     let out = check(&file, &["-t", "openai-strict"], &env);
     out.assert_answered();
     assert!(out.stdout.contains("the witness search exceeded the trial time budget of 1 s after"), "{}", out.all());
     assert!(out.stdout.contains("SCHEMA_FIDELITY_MAX_TRIAL_SECONDS=N"), "{}", out.all());
-    assert!(out.elapsed < Duration::from_secs(20), "cut at the budget, not run to the end: {:?}", out.elapsed);
+    // The message above says the search was cut; this bounds what the other stages add on a
+    // loaded two-core machine (about 12 s alone here).
+    assert!(out.elapsed < Duration::from_secs(40), "cut at the budget, not run to the end: {:?}", out.elapsed);
 }
 
 #[test]
