@@ -69,7 +69,7 @@ fn directions_shown(t: &Value) -> Vec<&str> {
 fn a_projection_proven_equal_is_exact_whatever_rows_it_uses() {
     let loaded = loaded();
     for (translator, id) in [("gemini", "corpus/keywords/combinators.yaml::any-of"), ("openai-strict", "corpus/keywords/objects.yaml::required-and-closed")] {
-        let report = check_cli(&case(&loaded, id).schema, translator, &[]);
+        let report = check_cli(&case(loaded, id).schema, translator, &[]);
         let t = only(&report);
         assert_eq!(t["verdict"], "exact", "{translator} on {id}: {t:#}");
         assert_eq!((t["evidence"]["widening"].as_str(), t["evidence"]["narrowing"].as_str()), (Some("proven"), Some("proven")), "{t:#}");
@@ -83,7 +83,7 @@ fn a_projection_proven_equal_is_exact_whatever_rows_it_uses() {
 #[test]
 fn a_closing_moved_six_levels_down_is_a_widening_at_the_default_settings() {
     let loaded = loaded();
-    let report = check_cli(&case(&loaded, "corpus/keywords/nesting.yaml::objects-in-arrays-six-levels").schema, "gemini-proto", &[]);
+    let report = check_cli(&case(loaded, "corpus/keywords/nesting.yaml::objects-in-arrays-six-levels").schema, "gemini-proto", &[]);
     let t = only(&report);
     assert!(directions_shown(t).contains(&"widening"), "a widening witness: {t:#}");
     // The spill is a mark of the table (gemini-proto's additionalProperties: false, sf-5).
@@ -94,7 +94,7 @@ fn a_closing_moved_six_levels_down_is_a_widening_at_the_default_settings() {
 #[test]
 fn a_finite_any_value_is_a_narrowing_at_the_default_settings_and_with_more_draws() {
     let loaded = loaded();
-    let schema = &case(&loaded, "corpus/regressions/array-without-items.yaml::bare-array-property").schema;
+    let schema = &case(loaded, "corpus/regressions/array-without-items.yaml::bare-array-property").schema;
     // 1024: the most draws a run may ask for (the issue saw the contradiction at 4096, before the
     // ceiling).
     for env in [&[][..], &[("SCHEMA_FIDELITY_DRAWS", "1024")][..]] {
