@@ -330,8 +330,10 @@ fn command(level: &str, file: &str, line: Option<u64>, title: &str, message: &st
 }
 
 /// GitHub Actions workflow commands for a run: an `::error` per failing trial at the line of its
-/// row at fault, per lint error at its file and line, and for a table that cannot be run; a
-/// `::notice` per known violation; nothing for what passed, was skipped or is unavailable.
+/// row at fault, per lint error at its file and line, and for a table that cannot be run; one
+/// `::notice` per mark a known violation reproduces, with how many trials reproduce it and the
+/// first (one per trial was 5,549 notices on the whole matrix, far past what a CI page shows);
+/// nothing for what passed, was skipped or is unavailable.
 #[must_use]
 pub fn github_annotations(suites: &[Suite<'_>]) -> String {
     let mut out = String::new();
@@ -345,13 +347,20 @@ pub fn github_annotations(suites: &[Suite<'_>]) -> String {
             Ran::NotRun(reason) => out.push_str(&command("error", &table_file, None, &lint_title, reason)),
             Ran::Unavailable(_) => {}
             Ran::Trials { table, records } => {
+                // Per mark line: how many trials reproduce it, and the first of them.
+                let mut marks: std::collections::BTreeMap<Option<u64>, (usize, String, &str)> = std::collections::BTreeMap::new();
                 for record in records {
-                    let (level, message) = match &record.verdict {
-                        Verdict::Fail(f) => ("error", f.message.as_str()),
-                        Verdict::ExpectedFailure { message, .. } => ("notice", message.as_str()),
-                        Verdict::Pass(_) | Verdict::Skip(_) => continue,
-                    };
-                    out.push_str(&command(level, &table_file, line_at_fault(table, record), &trial_name(record), message));
+                    match &record.verdict {
+                        Verdict::Fail(f) => out.push_str(&command("error", &table_file, line_at_fault(table, record), &trial_name(record), &f.message)),
+                        Verdict::ExpectedFailure { message, .. } => {
+                            marks.entry(line_at_fault(table, record)).or_insert_with(|| (0, trial_name(record), message.as_str())).0 += 1;
+                        }
+                        Verdict::Pass(_) | Verdict::Skip(_) => {}
+                    }
+                }
+                for (line, (count, first, message)) in marks {
+                    let title = format!("{}: a known violation, reproduced by {count} trial(s)", suite.translator);
+                    out.push_str(&command("notice", &table_file, line, &title, &format!("first: {first}\n{message}")));
                 }
             }
         }
@@ -569,7 +578,10 @@ mod tests {
         assert_eq!(attr(case, "line"), Some("9"), "the mark, not the first row of the header");
         assert_eq!(
             github_annotations(&suites),
-            format!("::notice file=dispositions/identity.yaml,line=9,title=identity%3A%3Acorpus/x.yaml%3A%3Ak::{}\n", command_data(&message))
+            format!(
+                "::notice file=dispositions/identity.yaml,line=9,title=identity%3A a known violation%2C reproduced by 1 trial(s)::{}\n",
+                command_data(&format!("first: identity::corpus/x.yaml::k\n{message}"))
+            )
         );
     }
 
