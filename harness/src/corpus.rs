@@ -126,11 +126,11 @@ fn is_case_file(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"))
 }
 
-/// The corpus files under `dir`, sorted, as (relative id prefix, path).
+/// The corpus files under a corpus folder, sorted, as (id prefix: the path relative to the
+/// folder's base, path).
 #[must_use]
-pub fn own_files(project_root: &Path) -> Vec<(String, PathBuf)> {
-    let dir = project_root.join("corpus");
-    WalkDir::new(&dir)
+pub fn own_files(corpus: &crate::project::CorpusDir) -> Vec<(String, PathBuf)> {
+    WalkDir::new(&corpus.dir)
         .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
@@ -138,7 +138,7 @@ pub fn own_files(project_root: &Path) -> Vec<(String, PathBuf)> {
         // (through the input budget) and answered, never skipped without a word.
         .filter(|e| !e.file_type().is_dir() && is_case_file(e.path()))
         .map(|e| {
-            let rel = e.path().strip_prefix(project_root).unwrap_or(e.path());
+            let rel = e.path().strip_prefix(&corpus.base).unwrap_or(e.path());
             (slash_path(rel), e.path().to_owned())
         })
         .collect()

@@ -42,6 +42,7 @@ pub mod corpus;
 pub mod deviation;
 pub mod diagnostic;
 pub mod dialect;
+pub mod embedded;
 pub mod disk;
 pub mod external;
 pub mod grammar;

@@ -97,17 +97,18 @@ pub struct Loaded {
 #[must_use]
 pub fn load(project: Project, selection: &Selection) -> Loaded {
     let mut tables = Vec::new();
+    let dirs = table::Dirs::of(&project);
     for path in project.table_files() {
         let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
         if !selection.wants_translator(&name) {
             continue;
         }
-        let (t, errors) = table::load_lenient(&path, project.relative(&path), &project.dispositions_dir());
+        let (t, errors) = table::load_lenient(&path, project.relative(&path), &dirs);
         tables.push((name, t.map(Arc::new), errors));
     }
     let mut cases = Vec::new();
     let mut corpus_errors = Vec::new();
-    for (id, path) in corpus::own_files(&project.root) {
+    for (id, path) in project.corpus.iter().flat_map(corpus::own_files) {
         if selection.wants_file(&id) {
             match corpus::load_own_file(&id, &path) {
                 Ok(c) => cases.extend(c.into_iter().map(Arc::new)),

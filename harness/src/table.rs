@@ -602,13 +602,52 @@ struct RowFile {
     forms: BTreeMap<String, Spanned<RowFile>>,
 }
 
+/// Where a table's neighbours are: the folder of the tables (`models:` names another table), the
+/// targets (`target:`) and the project root (`TRACKING.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dirs {
+    pub tables: PathBuf,
+    pub targets: PathBuf,
+    pub root: PathBuf,
+}
+
+impl Dirs {
+    /// The folders of `project`.
+    #[must_use]
+    pub fn of(project: &crate::project::Project) -> Self {
+        Self { tables: project.tables_dir.clone(), targets: project.targets_dir.clone(), root: project.root.clone() }
+    }
+}
+
+/// The tables in `dir`, with this repository's layout around it: `targets/` beside it, the root
+/// its parent.
+impl From<&Path> for Dirs {
+    fn from(tables: &Path) -> Self {
+        let root = tables.parent().map_or_else(|| PathBuf::from("."), Path::to_owned);
+        Self { tables: tables.to_owned(), targets: root.join("targets"), root }
+    }
+}
+
+impl From<&PathBuf> for Dirs {
+    fn from(tables: &PathBuf) -> Self {
+        Self::from(tables.as_path())
+    }
+}
+
+impl From<&Dirs> for Dirs {
+    fn from(dirs: &Dirs) -> Self {
+        dirs.clone()
+    }
+}
+
 /// Load and lint the table at `path`, naming it `shown_as` in messages (a path relative to the
-/// project root reads best). `dispositions_dir` resolves the `grammar:` path.
+/// project root reads best). `dirs` says where the targets, the other tables and the project
+/// root are.
 ///
 /// # Errors
 /// Every lint finding, each with file and line.
-pub fn load(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> Result<Table, TableErrors> {
-    let (table, errors) = load_lenient(path, shown_as, dispositions_dir);
+pub fn load(path: &Path, shown_as: &Path, dirs: impl Into<Dirs>) -> Result<Table, TableErrors> {
+    let (table, errors) = load_lenient(path, shown_as, dirs);
     match table {
         Some(t) if errors.is_empty() => Ok(t),
         _ => Err(TableErrors(errors)),
@@ -618,11 +657,11 @@ pub fn load(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> Result<Tab
 /// Like [`load`], but also returns the table when it parses and only the lint finds problems, so
 /// that cases can still be checked against the rows it has.
 #[must_use]
-pub fn load_lenient(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> (Option<Table>, Vec<TableError>) {
+pub fn load_lenient(path: &Path, shown_as: &Path, dirs: impl Into<Dirs>) -> (Option<Table>, Vec<TableError>) {
     // A table is read through the input budget like every file people write: a table that is
     // (or links to) something endless is an error, not an allocation.
     match crate::budget::read_text(path, crate::budget::current()) {
-        Ok(text) => parse(&text, shown_as, dispositions_dir),
+        Ok(text) => parse(&text, shown_as, dirs),
         Err(message) => (None, vec![TableError { file: shown_as.to_owned(), line: None, message }]),
     }
 }
@@ -631,7 +670,8 @@ pub fn load_lenient(path: &Path, shown_as: &Path, dispositions_dir: &Path) -> (O
 /// translator name (its stem). Returns the table when the YAML has the table's shape, and every
 /// lint finding.
 #[must_use]
-pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>, Vec<TableError>) {
+pub fn parse(text: &str, path: &Path, dirs: impl Into<Dirs>) -> (Option<Table>, Vec<TableError>) {
+    let dirs = dirs.into();
     let mut errors = Vec::new();
     let err = |line: Option<u64>, message: String| TableError { file: path.to_owned(), line, message };
     let file: TableFile = match crate::yaml::from_str(text) {
@@ -666,7 +706,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     }
     errors.extend(entry_errors(text, file.run.is_some(), file.entry.as_ref()).into_iter().map(|(line, message)| err(line, message)));
     errors.extend(environment_errors(text, file.run.is_some(), file.install.is_some(), file.environment.as_ref()).into_iter().map(|(line, message)| err(line, message)));
-    errors.extend(models_errors(text, file.run.is_some(), file.models.as_deref(), dispositions_dir).into_iter().map(|(line, message)| err(line, message)));
+    errors.extend(models_errors(text, file.run.is_some(), file.models.as_deref(), &dirs.tables).into_iter().map(|(line, message)| err(line, message)));
 
     let mut tracked_rule_issues: Vec<(u64, String)> = Vec::new();
     let mut keywords = BTreeMap::new();
@@ -743,14 +783,14 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
             ));
         }
     }
-    let targets_dir = dispositions_dir.parent().map_or_else(|| PathBuf::from("targets"), |p| p.join("targets"));
+    let targets_dir = &dirs.targets;
     let target = match &file.target {
         None => {
             let must = if file.run.is_some() { " (an external translator must name one)" } else { "" };
             errors.push(err(crate::target::key_line(text, "translator"), format!("no `target:`: name the provider surface the translator aims at, one of targets/*.yaml{must}")));
             None
         }
-        Some(name) => match crate::target::load(&targets_dir, name) {
+        Some(name) => match crate::target::load(targets_dir, name) {
             Ok(t) => Some(t),
             Err(es) => {
                 let line = crate::target::key_line(text, "target");
@@ -763,7 +803,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     };
     let alternate_target = file.alternate_target.as_deref().and_then(|name| {
         let line = crate::target::key_line(text, "alternate_target");
-        match crate::target::load(&targets_dir, name) {
+        match crate::target::load(targets_dir, name) {
             Ok(t) if target.as_ref().is_some_and(|main| main.dialect == t.dialect) => {
                 errors.push(err(line, format!("`alternate_target: {name}` speaks the dialect of `target:`: a projection's dialect must say which of the two it went to")));
                 None
@@ -777,7 +817,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
             }
         }
     });
-    let not_strict_target = target.as_ref().and_then(|t| t.when_not_strict.clone()).and_then(|name| match crate::target::load(&targets_dir, &name) {
+    let not_strict_target = target.as_ref().and_then(|t| t.when_not_strict.clone()).and_then(|name| match crate::target::load(targets_dir, &name) {
         Ok(t) => Some(Box::new(t)),
         Err(es) => {
             let line = crate::target::key_line(text, "target");
@@ -885,7 +925,7 @@ pub fn parse(text: &str, path: &Path, dispositions_dir: &Path) -> (Option<Table>
     }
 
     // Marks that point into TRACKING.md must point at an entry that exists.
-    let root = dispositions_dir.parent().unwrap_or(dispositions_dir);
+    let root = dirs.root.as_path();
     let mut tracked: Vec<(u64, &str)> = Vec::new();
     for e in keywords.values().chain(extensions.iter().map(|(_, e)| e)) {
         for r in e.base.iter().chain(e.at_root.iter()).chain(e.forms.values()) {

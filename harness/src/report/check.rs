@@ -270,12 +270,13 @@ pub struct MissingOut {
 /// The tables of `project`, each with its lint findings (tables only, no corpus).
 #[must_use]
 pub fn load_tables(project: &Project) -> Vec<(String, Option<Table>, Vec<TableError>)> {
+    let dirs = table::Dirs::of(project);
     project
         .table_files()
         .into_iter()
         .map(|path| {
             let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
-            let (t, errors) = table::load_lenient(&path, project.relative(&path), &project.dispositions_dir());
+            let (t, errors) = table::load_lenient(&path, project.relative(&path), &dirs);
             (name, t, errors)
         })
         .collect()

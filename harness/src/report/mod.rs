@@ -577,7 +577,7 @@ mod tests {
         }
 
         fn project(&self) -> Project {
-            Project { root: self.0.clone(), suite: Err("none".to_owned()) }
+            Project { suite: Err("none".to_owned()), ..Project::at(self.0.clone()) }
         }
 
         fn read(&self, rel: &str) -> Option<String> {

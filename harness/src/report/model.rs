@@ -763,10 +763,12 @@ fn row_report(translator: &str, row: &Row, cases: Option<usize>, witness: Option
 /// # Errors
 /// When a table or corpus file cannot be read for the fingerprints.
 pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Result<Report, String> {
-    let root = &loaded.project.root;
     let tables_hash = hash::tree(&[("dispositions", &loaded.project.dispositions_dir())])?;
-    let own_hash = hash::tree(&[("corpus", &root.join("corpus"))])?;
-    let own_cases = loaded.cases.iter().filter(|c| c.id.starts_with("corpus/")).count();
+    // Each corpus folder under the name its cases' ids start with (`corpus` here).
+    let labels: Vec<String> = loaded.project.corpus.iter().map(|c| c.dir.strip_prefix(&c.base).unwrap_or(&c.dir).to_string_lossy().replace('\\', "/")).collect();
+    let folders: Vec<(&str, &std::path::Path)> = labels.iter().zip(&loaded.project.corpus).map(|(label, c)| (label.as_str(), c.dir.as_path())).collect();
+    let own_hash = hash::tree(&folders)?;
+    let own_cases = loaded.cases.iter().filter(|c| !c.id.starts_with("jsts/")).count();
     let suite = match &loaded.project.suite {
         Ok(s) => {
             let h = hash::tree(&[("tests/draft2020-12", &s.tests_dir()), ("remotes", &s.remotes_dir())])?;

@@ -1280,3 +1280,77 @@ fn run_junit_writes_outside_the_project_whole_or_not_at_all() {
     assert!(!nowhere.exists());
     let _ = std::fs::remove_dir_all(&artifacts);
 }
+
+/// A repository that is not this one, as a translator's maintainer has it: `schema-fidelity.toml`,
+/// one table and a small adapter (standard-library Python), no corpus, targets or grammars of its
+/// own. The binary's built-in corpus and targets judge it; a deliberately wrong translator fails
+/// at the table's row.
+#[test]
+fn a_foreign_repository_checks_its_translator_with_three_files() {
+    let dir = std::env::temp_dir().join(format!("schema-fidelity-foreign-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("checks")).expect("create the scratch repository");
+    // The tables in a folder of another name than this repository's: the config is what says so.
+    std::fs::write(dir.join("schema-fidelity.toml"), "# the tables of this repository's translator\ntables = \"checks\"\n").expect("config");
+    let identity = std::fs::read_to_string(repo().join("dispositions/identity.yaml")).expect("the identity table");
+    let table: String = identity
+        .lines()
+        .filter(|l| !l.starts_with("models:") && !l.starts_with("# The real translator") && !l.starts_with("# side by side"))
+        .map(|l| match l {
+            "translator: identity" => "translator: demo\n\
+                run: [python3, adapter.py]\n\
+                package: \"demo 1.0.0 (local)\"\n\
+                entry: { call: \"demo.send(tools=[S])\", path: \"translate(S)\", reads: \"the answer\" }"
+                .to_owned(),
+            other => other.to_owned(),
+        })
+        .map(|l| l + "\n")
+        .collect();
+    std::fs::write(dir.join("checks/demo.yaml"), &table).expect("table");
+    let adapter = |translate: &str| {
+        format!(
+            "import json, sys\n\n{translate}\n\nfor line in sys.stdin:\n    request = json.loads(line)\n    if 'start' in request:\n        \
+             answer = {{'started': {{'protocol': 1, 'name': 'demo', 'version': '1.0.0', 'translators': ['demo'], 'entries': ['demo']}}}}\n    else:\n        \
+             answer = {{'id': request['id'], 'projection': {{'schema': translate(request['schema']), 'dialect': 'json-schema'}}}}\n    \
+             sys.stdout.write(json.dumps(answer) + '\\n')\n    sys.stdout.flush()\n"
+        )
+    };
+    std::fs::write(dir.join("adapter.py"), adapter("def translate(schema):\n    return schema")).expect("adapter");
+
+    let out = run_in(&dir, &["lint"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out = run_in(&dir, &["run", "--junit", "demo.xml"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("checks/demo.yaml"), "the table is named where it is: {}", out.all());
+    let xml = std::fs::read_to_string(dir.join("demo.xml")).expect("the JUnit file");
+    let elements = xml_elements(&xml);
+    let cases = testcases(&elements);
+    assert_eq!(cases.len(), cases_per_translator(&out.stdout), "one testcase per trial");
+    let names: Vec<&str> = cases.iter().filter_map(|(c, _)| attribute(c, "name")).collect();
+    assert!(cases.iter().all(|(_, result)| result.is_none()), "all pass: {xml}");
+    // Every file of this repository's corpus is in the binary, under the id it has here.
+    let corpus = repo().join("corpus");
+    for file in walkdir::WalkDir::new(&corpus).into_iter().flatten().filter(|e| e.file_type().is_file()) {
+        let id = format!("demo::corpus/{}::", file.path().strip_prefix(&corpus).expect("under corpus").to_string_lossy());
+        assert!(names.iter().any(|n| n.starts_with(&id)), "no trial of {id}* among {} trials", names.len());
+    }
+    assert!(dir.join("target/schema-fidelity/embedded").is_dir(), "the built-in files are written inside the repository");
+
+    // A translator that drops `const`, which the table says it preserves: the run fails, at the row.
+    let drops = "def translate(schema):\n    if isinstance(schema, dict):\n        return {k: translate(v) for k, v in schema.items() if k != 'const'}\n    \
+                 if isinstance(schema, list):\n        return [translate(v) for v in schema]\n    return schema";
+    std::fs::write(dir.join("adapter.py"), adapter(drops)).expect("adapter");
+    let out = run_in(&dir, &["run", "--junit", "demo.xml"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    let xml = std::fs::read_to_string(dir.join("demo.xml")).expect("the JUnit file");
+    let elements = xml_elements(&xml);
+    let failed: Vec<_> = testcases(&elements).into_iter().filter(|(_, r)| r.is_some_and(|r| r.0 == "failure")).collect();
+    assert!(!failed.is_empty(), "{xml}");
+    // Each failure points into the table; where the lost `const` is what disagrees, at its row
+    // (elsewhere the disagreement shows at an enclosing keyword, e.g. `minContains` over a
+    // `contains` whose `const` went).
+    let line = line_of(&table, "  const:").to_string();
+    assert!(failed.iter().all(|(case, _)| attribute(case, "file") == Some("checks/demo.yaml")), "{failed:?}");
+    assert!(failed.iter().any(|(case, _)| attribute(case, "line") == Some(line.as_str())), "no failure at the `const` row: {failed:?}");
+    std::fs::remove_dir_all(&dir).expect("remove the scratch repository");
+}
