@@ -32,12 +32,15 @@
 //! - [`report`]: the committed reports (matrix, per-translator pages, `report.json`) and the CLI's
 //!   `check`, `explain` and `new`.
 //! - [`witness`]: instances drawn from both sides of a trial, near misses, shrinking.
+//! - [`commands`]: the CLI's `init`, which scaffolds a repository of one's own (config, table,
+//!   adapter, workflow), and the lint of what it left TODO.
 //!
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
 pub mod attribution;
 pub mod budget;
 pub mod codec;
+pub mod commands;
 pub mod corpus;
 pub mod deviation;
 pub mod diagnostic;

@@ -9,6 +9,7 @@
 //! schema-fidelity check SCHEMA.json [...]                  what each translator does to a user's tool schema
 //! schema-fidelity lint                                     check tables and corpus files, with file and line
 //! schema-fidelity new TRANSLATOR                           scaffold a table with a TODO row per keyword
+//! schema-fidelity init [--lang L] [--name N] [--target T]  scaffold a repository of one's own: config, table, adapter, CI
 //! schema-fidelity completions SHELL                        a completion script for bash, zsh, fish, ...
 //! ```
 //!
@@ -194,7 +195,8 @@ enum Command {
         long_about = "Check the tables and the corpus files, with file and line: everything the `TRANSLATOR::lint` \
                       trials of `cargo test` reject (a table that does not load, a row left `TODO`, a translator that \
                       does not exist), and what `run` would trip over later (a grammar that does not compile, a `run:` \
-                      program that is missing, a name the reports use, an own case whose instances lie). Every problem \
+                      program that is missing, a name the reports use, an own case whose instances lie), and each line `init` left \
+                      marked TODO(schema-fidelity) in schema-fidelity.toml, an adapter or the workflow. Every problem \
                       of every file is listed before the exit status says 1.",
         after_long_help = EXIT_HELP
     )]
@@ -210,6 +212,31 @@ enum Command {
         /// The translator's name: lower-case letters, digits and `-`
         #[arg(value_name = "TRANSLATOR")]
         name: String,
+    },
+    /// Scaffold a repository of your own: schema-fidelity.toml, a table, an adapter and a CI workflow
+    #[command(
+        long_about = "Scaffold what a repository of your own needs to check its translator, in the current folder (its \
+                      root): schema-fidelity.toml (marks the project root), dispositions/NAME.yaml (a `disposition: TODO` \
+                      row for every keyword, and `run:` starting the adapter), adapters/NAME.py or adapters/NAME.mjs (speaks \
+                      the protocol with the standard library only and calls a translate() for you to fill in; until then it \
+                      answers `unavailable`, saying so) and .github/workflows/schema-fidelity.yml (runs the contract in CI). \
+                      `lint` rejects them until every TODO is filled in. Never overwrites a file: one that exists is an \
+                      error naming it, and nothing is written.",
+        after_long_help = EXIT_HELP
+    )]
+    Init {
+        /// The adapter's language (default: node where the folder has a package.json and no Python
+        /// project file, else python)
+        #[arg(long, value_enum)]
+        lang: Option<schema_fidelity::commands::init::Lang>,
+        /// The translator's name: lower-case letters, digits and `-` (default: made from the
+        /// folder's name)
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+        /// The provider surface its projections are sent to (default: TODO, which the lint
+        /// rejects, listing the targets)
+        #[arg(long, value_name = "TARGET")]
+        target: Option<String>,
     },
     /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell)
     #[command(
@@ -316,6 +343,7 @@ fn main() -> ExitCode {
         Command::Check { schema, translators, format } => check_command(&schema, &translators, format == Format::Json, &settings),
         Command::Lint => lint(&settings),
         Command::New { name } => new_command(&name),
+        Command::Init { lang, name, target } => schema_fidelity::commands::init::command(lang, name.as_deref(), target.as_deref()).map(|summary| { print!("{summary}"); EXIT_OK }),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "schema-fidelity", &mut script);
@@ -684,6 +712,11 @@ fn lint(settings: &Settings) -> Result<u8, String> {
             println!("{e}");
             problems += 1;
         }
+    }
+    // What `init` left to fill in: its marker in the config, the adapters `run:` names, the workflow.
+    for e in schema_fidelity::commands::init::leftover_markers(&loaded.project.root, loaded.tables.iter().filter_map(|(_, table, _)| table.as_deref())) {
+        println!("{e}");
+        problems += 1;
     }
     for e in &loaded.corpus_errors {
         println!("{e}");

@@ -178,8 +178,14 @@ pub fn load(targets_dir: &Path, name: &str) -> Result<Target, Vec<TableError>> {
     }
     let text = read_inside(targets_dir, &format!("{name}.yaml"), "a target lives in targets/").map_err(|e| {
         let known = names(targets_dir);
-        let near = crate::diagnostic::nearest(name, known.iter().map(String::as_str)).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
-        vec![err(None, format!("no target `{name}`: {e}{near}"))]
+        // The nearest name for a misspelling; else every name, for a placeholder (`target: TODO`,
+        // as `new` and `init` scaffold it) or a guess.
+        let hint = match crate::diagnostic::nearest(name, known.iter().map(String::as_str)) {
+            Some(n) => format!(" (did you mean `{n}`?)"),
+            None if !known.is_empty() => format!(" (targets: {})", known.join(", ")),
+            None => String::new(),
+        };
+        vec![err(None, format!("no target `{name}`: {e}{hint}"))]
     })?;
     parse(&text, &shown, targets_dir)
 }
@@ -315,6 +321,10 @@ mod tests {
         assert!(e[0].message.contains("is not a target name"), "{e:?}");
         let e = load(&dir, "nowhere").unwrap_err();
         assert!(e[0].message.contains("no target `nowhere`"), "{e:?}");
+        // Nothing near it: every target is named, so a placeholder says what to write.
+        assert!(e[0].message.contains(&format!("(targets: {})", names(&dir).join(", "))), "{e:?}");
+        let e = load(&dir, "openai-strikt").unwrap_err();
+        assert!(e[0].message.contains("(did you mean `openai-strict`?)") && !e[0].message.contains("targets:"), "{e:?}");
     }
 
     #[test]

@@ -4,6 +4,9 @@
 //! Onboarding a provider should start from the complete list, not from the keywords someone
 //! remembered. The lint rejects `TODO` with a message naming each unfilled row, so the table
 //! cannot pass until every row says what the translator really does.
+//!
+//! `schema-fidelity init` writes the same rows under a header of its own (an external translator
+//! whose adapter it writes too: [`crate::commands::init`]), through [`scaffold_with`].
 
 use std::fmt::Write as _;
 
@@ -27,55 +30,94 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The text of a new table for `name`.
+/// The text of a new table for `name`, as `schema-fidelity new` writes it: placeholders for how
+/// it runs, since it may be built in (Rust) or external (an adapter).
 #[must_use]
 pub fn scaffold(name: &str) -> String {
-    let mut s = String::from("# yaml-language-server: $schema=../schemas/table.schema.json\n");
+    let runs = format!(
+        "# An external translator (any language, run over the JSON-lines protocol; README, \"Onboarding a\n\
+         # translator\"): how to start its adapter, from the project root, and the command that installs\n\
+         # what it needs (shown when it is missing). For a Python venv or an npm project, replace\n\
+         # `install:` with the environment, which the harness then sets up on first use:\n\
+         # `environment: {{ kind: npm, dir: translators/external/node }}` (or `kind: python-venv`).\n\
+         # The lint rejects a `run:` or `install:` that still says TODO, and a `run:` program or script\n\
+         # that does not exist; `package:` names what it runs, with the version pinned (the reports\n\
+         # show it). A built-in (Rust) translator needs none of these: delete them.\n\
+         run: [TODO-runtime, translators/external/TODO/{name}.adapter]   # e.g. [node, translators/external/node/{name}.mjs]\n\
+         install: \"TODO: the command that installs it\"   # e.g. \"npm ci --prefix translators/external/node\"\n\
+         package: \"TODO: the package and the version pinned\"   # e.g. \"@mastra/schema-compat 1.3.11 (npm)\"\n"
+    );
+    scaffold_with(
+        name,
+        &Header {
+            editor_schema: Some("../schemas/table.schema.json"),
+            written_by: &format!("`schema-fidelity new {name}`"),
+            contract: "CONTRACT.md, section 2",
+            runs: &runs,
+            entry_comment: "# Where its users send a tool: the public call (`call:`), the code path it runs on the schema\n\
+                            # (`path:`: the adapter answers through it) and where the projection is read from the request\n\
+                            # the call builds (`reads:`). The adapter drives `call` with its transport stubbed when asked\n\
+                            # `via: entry`, and the `NAME::entry` trial holds both answers equal (README, \"Onboarding\").\n",
+            target_comment: "# The provider surface the projection is sent to: one of targets/*.yaml (openai-strict,\n\
+                             # gemini-json-schema, anthropic, mcp, ...). Its grammar, cycle rule, object-root rule and limits\n\
+                             # then apply to every projection. The lint rejects TODO.\n",
+            target: "TODO",
+        },
+    )
+}
+
+/// What differs between the tables `new` and `init` write: who wrote it, and the header lines that
+/// say how the translator runs and where its projections go. The rows are the same.
+pub struct Header<'a> {
+    /// The table's JSON Schema, for editors (`# yaml-language-server: $schema=...`), as a path
+    /// from the table's folder, where there is one to point at.
+    pub editor_schema: Option<&'a str>,
+    /// The command that wrote the table, as the first comment names it.
+    pub written_by: &'a str,
+    /// Where the dispositions are defined, as the first comment cites it.
+    pub contract: &'a str,
+    /// The lines after `source:` that say how the translator runs (`run:`, `install:`,
+    /// `package:`), with their comment; each ends with a newline.
+    pub runs: &'a str,
+    /// The comment above `entry:` (ending with a newline), whose three fields are placeholders.
+    pub entry_comment: &'a str,
+    /// The comment above `target:` (ending with a newline), and its value.
+    pub target_comment: &'a str,
+    pub target: &'a str,
+}
+
+/// The text of a new table for `name`, with `header`'s parts: every row `disposition: TODO`.
+#[must_use]
+pub fn scaffold_with(name: &str, header: &Header) -> String {
+    let mut s = String::new();
+    if let Some(schema) = header.editor_schema {
+        let _ = writeln!(s, "# yaml-language-server: $schema={schema}");
+    }
     let _ = writeln!(
         s,
-        "# Disposition table for `{name}`, scaffolded by `schema-fidelity new {name}`.\n\
+        "# Disposition table for `{name}`, scaffolded by {}.\n\
          # Every row says `disposition: TODO`, which the lint rejects: replace each with what the translator\n\
-         # really does (CONTRACT.md, section 2):\n\
+         # really does ({}):\n\
          #   {{ disposition: preserved }}                                       accepts exactly what the source accepts\n\
          #   {{ disposition: preserved, as: enum }}                             ... spelled another way\n\
          #   {{ disposition: approximated, direction: widening, to: dropped }}  accepts more (`narrowing`: less); `to:` what it became\n\
          #   {{ disposition: refused }}                                         fails with a named error citing the keyword\n\
          # A row may refine itself by place (`at_root:`) or by its value's form (`forms:` true, false, schema,\n\
-         # list, fragment, uri, scalar), and carry `note:`, `issues: [..]` and `known_violation:`."
+         # list, fragment, uri, scalar), and carry `note:`, `issues: [..]` and `known_violation:`.",
+        header.written_by, header.contract
     );
     let _ = writeln!(s, "translator: {name}");
     s.push_str("description: >-\n  TODO: the provider form this translator produces.\n");
     s.push_str("source: >-\n  TODO: where the provider grammar comes from, with the date it was read\n");
     s.push_str("# dialect: json-schema            # or gemini-proto\n# requires_object_root: true\n");
-    s.push_str(
-        "# An external translator (any language, run over the JSON-lines protocol; README, \"Onboarding a\n\
-         # translator\"): how to start its adapter, from the project root, and the command that installs\n\
-         # what it needs (shown when it is missing). For a Python venv or an npm project, replace\n\
-         # `install:` with the environment, which the harness then sets up on first use:\n\
-         # `environment: { kind: npm, dir: translators/external/node }` (or `kind: python-venv`).\n\
-         # The lint rejects a `run:` or `install:` that still says TODO, and a `run:` program or script\n\
-         # that does not exist; `package:` names what it runs, with the version pinned (the reports\n\
-         # show it). A built-in (Rust) translator needs none of these: delete them.\n",
-    );
-    let _ = writeln!(s, "run: [TODO-runtime, translators/external/TODO/{name}.adapter]   # e.g. [node, translators/external/node/{name}.mjs]");
-    s.push_str("install: \"TODO: the command that installs it\"   # e.g. \"npm ci --prefix translators/external/node\"\n");
-    s.push_str("package: \"TODO: the package and the version pinned\"   # e.g. \"@mastra/schema-compat 1.3.11 (npm)\"\n");
-    s.push_str(
-        "# Where its users send a tool: the public call (`call:`), the code path it runs on the schema\n\
-         # (`path:`: the adapter answers through it) and where the projection is read from the request\n\
-         # the call builds (`reads:`). The adapter drives `call` with its transport stubbed when asked\n\
-         # `via: entry`, and the `NAME::entry` trial holds both answers equal (README, \"Onboarding\").\n",
-    );
+    s.push_str(header.runs);
+    s.push_str(header.entry_comment);
     s.push_str("entry:\n");
     s.push_str("  call: \"TODO: the public call, e.g. anthropic.Anthropic().messages.create(tools=[...])\"\n");
     s.push_str("  path: \"TODO: the code path it runs on the schema, e.g. agents.strict_schema.ensure_strict_json_schema\"\n");
     s.push_str("  reads: \"TODO: where in the request the projection is read, e.g. body.tools[0].input_schema\"\n");
-    s.push_str(
-        "# The provider surface the projection is sent to: one of targets/*.yaml (openai-strict,\n\
-         # gemini-json-schema, anthropic, mcp, ...). Its grammar, cycle rule, object-root rule and limits\n\
-         # then apply to every projection. The lint rejects TODO.\n",
-    );
-    s.push_str("target: TODO\n");
+    s.push_str(header.target_comment);
+    let _ = writeln!(s, "target: {}", header.target);
     s.push_str("keywords:\n");
     let mut vocabulary = None;
     for k in DRAFT_2020_12 {

@@ -314,6 +314,84 @@ fn new_scaffolds_a_table_that_fails_lint_until_filled_and_is_never_overwritten()
     assert!(bad.stderr.contains("is not a translator name"), "{}", bad.all());
 }
 
+// ---- init ------------------------------------------------------------------------------------
+
+/// A bare folder under the system temp directory (a repository of one's own), removed when dropped.
+struct Bare(PathBuf);
+
+impl Bare {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("schema-fidelity-cli-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the folder");
+        Self(dir)
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.0.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+}
+
+impl Drop for Bare {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const INIT_FILES: [&str; 4] = ["schema-fidelity.toml", "dispositions/demo.yaml", "adapters/demo.py", ".github/workflows/schema-fidelity.yml"];
+
+#[test]
+fn init_scaffolds_a_repository_and_never_overwrites_a_file() {
+    let b = Bare::new("init");
+    let out = run_in(&b.0, &["init", "--lang", "python", "--name", "demo"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    for file in INIT_FILES {
+        assert!(out.stdout.contains(&format!("wrote {file}")), "{}", out.all());
+    }
+    assert!(out.stdout.contains("fill in translate() in adapters/demo.py") && out.stdout.contains("`schema-fidelity run`"), "the next steps: {}", out.all());
+    assert!(b.read("schema-fidelity.toml").contains("\ntables = \"dispositions\"\n"));
+    let table = b.read("dispositions/demo.yaml");
+    assert!(table.contains("\ntranslator: demo\n") && table.contains("\nrun: [python3, adapters/demo.py]\n") && table.contains("  pattern: { disposition: TODO }"), "{table}");
+    assert!(b.read("adapters/demo.py").contains("\ndef translate(schema):\n"));
+    assert!(b.read(".github/workflows/schema-fidelity.yml").contains("run: schema-fidelity run --format github --junit schema-fidelity.junit.xml"));
+
+    std::fs::write(b.0.join("adapters/demo.py"), "edited by hand\n").expect("edit");
+    let before: Vec<String> = INIT_FILES.iter().map(|f| b.read(f)).collect();
+    let again = run_in(&b.0, &["init", "--lang", "node", "--name", "demo"]);
+    assert_eq!(again.code, 2, "{}", again.all());
+    assert!(again.stderr.contains("schema-fidelity.toml, dispositions/demo.yaml") && again.stderr.contains("already exist"), "{}", again.all());
+    assert_eq!(INIT_FILES.iter().map(|f| b.read(f)).collect::<Vec<_>>(), before, "nothing was overwritten");
+    assert!(!b.0.join("adapters/demo.mjs").exists(), "nor written beside: {}", again.all());
+}
+
+/// In a project (the scratch copy), what `init` leaves to fill in is what `lint` lists, at its
+/// lines, and the adapter's handshake tells `run` what to do.
+#[test]
+fn init_leaves_todos_that_lint_lists_and_an_adapter_that_says_what_to_do() {
+    let s = Scratch::new("init-lint");
+    let out = s.run(&["init", "--lang", "python", "--name", "demo", "--target", "json-schema"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let lint = s.run(&["lint"]);
+    assert_eq!(lint.code, 1, "{}", lint.all());
+    let adapter = std::fs::read_to_string(s.0.join("adapters/demo.py")).expect("adapter");
+    let workflow = std::fs::read_to_string(s.0.join(".github/workflows/schema-fidelity.yml")).expect("workflow");
+    let expected = [
+        format!("adapters/demo.py:{}: still a TODO from `schema-fidelity init`: # TODO(schema-fidelity): import", line_of(&adapter, "    # TODO(schema-fidelity): import")),
+        format!("adapters/demo.py:{}: still a TODO from `schema-fidelity init`: # TODO(schema-fidelity): call", line_of(&adapter, "    # TODO(schema-fidelity): call")),
+        format!(".github/workflows/schema-fidelity.yml:{}: still a TODO from `schema-fidelity init`: run: pip install", line_of(&workflow, "        run: pip install")),
+    ];
+    let found: Vec<&str> = lint.stdout.lines().filter(|l| l.contains("still a TODO from `schema-fidelity init`")).collect();
+    assert_eq!(found.len(), expected.len(), "{}", lint.all());
+    for (line, want) in found.iter().zip(&expected) {
+        assert!(line.starts_with(want.as_str()), "{line}\nwanted {want}");
+    }
+    assert!(lint.stdout.contains("dispositions/demo.yaml:") && lint.stdout.contains("`package:` still says TODO"), "{}", lint.all());
+
+    let run = s.run(&["run", "-t", "demo"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(run.stdout.contains("unavailable: adapter `python3 adapters/demo.py`: fill in translate() in adapters/demo.py"), "{}", run.all());
+}
+
 // ---- report ----------------------------------------------------------------------------------
 
 #[test]
@@ -488,13 +566,14 @@ fn plain(dir: &Path, args: &[&str]) -> Run {
     Run { code: status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
 }
 
-const COMMANDS: [(&str, &[&str]); 7] = [
+const COMMANDS: [(&str, &[&str]); 8] = [
     ("run", &["--translator <NAME>", "--verbose", "legend", "unavailable"]),
     ("report", &["--check", "--diff <OLD.json> [NEW.json]", "git show REV:reports/report.json > /tmp/old.json", "kept as they are"]),
     ("explain", &["<TRANSLATOR> [KEYWORD]", "citation form TRANSLATOR/KEYWORD[:REFINEMENT]", "a witness"]),
     ("check", &["<SCHEMA.json>", "--format <FORMAT>", "--translator <NAME>", "refused (which keyword, where, why)", "what you can do"]),
     ("lint", &["file and line", "does not exist", "Every problem"]),
     ("new", &["<TRANSLATOR>", "`disposition: TODO`", "`run:`", "Never overwrites"]),
+    ("init", &["--lang <LANG>", "--name <NAME>", "--target <TARGET>", "schema-fidelity.toml", "unavailable", "Never overwrites"]),
     ("completions", &["<SHELL>", "bash"]),
 ];
 
