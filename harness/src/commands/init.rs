@@ -32,7 +32,7 @@ use crate::table::Table;
 /// The marker `init` leaves on each line still to be filled in (and `lint` looks for).
 pub const MARKER: &str = "TODO(schema-fidelity)";
 /// The file that marks the project root.
-pub const CONFIG: &str = "schema-fidelity.toml";
+pub const CONFIG: &str = crate::project::CONFIG_FILE;
 /// The workflow `init` writes.
 pub const WORKFLOW: &str = ".github/workflows/schema-fidelity.yml";
 /// The folder of the tables, as the written config names it.
@@ -40,22 +40,14 @@ const TABLES: &str = "dispositions";
 /// The folder the adapter is written to.
 const ADAPTERS: &str = "adapters";
 
-/// The targets built into schema-fidelity, one per `targets/*.yaml` of this repository (a test
-/// holds the two equal): what `--target` may name.
-pub const BUILT_IN_TARGETS: &[&str] = &[
-    "anthropic",
-    "anthropic-strict",
-    "bedrock-converse",
-    "cca-claude",
-    "gemini-json-schema",
-    "gemini-proto",
-    "json-schema",
-    "mcp",
-    "moonshot",
-    "openai",
-    "openai-responses",
-    "openai-strict",
-];
+/// The targets built into schema-fidelity ([`crate::embedded`], this repository's
+/// `targets/*.yaml`), sorted: what `--target` may name.
+#[must_use]
+pub fn built_in_targets() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = crate::embedded::FILES.iter().filter_map(|(path, _)| path.strip_prefix("targets/")?.strip_suffix(".yaml")).filter(|name| !name.contains('/')).collect();
+    names.sort_unstable();
+    names
+}
 
 const CONFIG_TEXT: &str = include_str!("init/schema-fidelity.toml");
 const WORKFLOW_TEXT: &str = include_str!("init/workflow.yml");
@@ -147,7 +139,7 @@ fn adapter_path(name: &str, lang: Lang) -> String {
 ///
 /// # Errors
 /// A name that cannot name a translator (given, or made from the folder's name), or a target
-/// that is not one of [`BUILT_IN_TARGETS`] (nor of the project's own `targets/`).
+/// that is not one of [`built_in_targets`] (nor of the project's own `targets/`).
 pub fn plan(root: &Path, lang: Option<Lang>, name: Option<&str>, target: Option<&str>) -> Result<Plan, String> {
     let name = match name {
         Some(name) => {
@@ -157,7 +149,7 @@ pub fn plan(root: &Path, lang: Option<Lang>, name: Option<&str>, target: Option<
         None => name_from_folder(root)?,
     };
     if let Some(target) = target {
-        let mut known: Vec<String> = BUILT_IN_TARGETS.iter().map(|&t| t.to_owned()).collect();
+        let mut known: Vec<String> = built_in_targets().into_iter().map(str::to_owned).collect();
         known.extend(crate::target::names(&root.join("targets")));
         if !known.iter().any(|k| k == target) {
             known.sort();
@@ -246,8 +238,9 @@ pub fn table(name: &str, lang: Lang, target: Option<&str>) -> String {
     );
     let mut target_comment = String::from("# The provider surface the projection is sent to, one of the targets built into schema-fidelity:\n#");
     let mut width = 1;
-    for (i, t) in BUILT_IN_TARGETS.iter().enumerate() {
-        let word = if i + 1 == BUILT_IN_TARGETS.len() { format!(" {t}.") } else { format!(" {t},") };
+    let targets = built_in_targets();
+    for (i, t) in targets.iter().enumerate() {
+        let word = if i + 1 == targets.len() { format!(" {t}.") } else { format!(" {t},") };
         if width + word.len() > 100 {
             target_comment.push_str("\n#");
             width = 1;
@@ -614,7 +607,7 @@ mod tests {
 
     #[test]
     fn the_built_in_targets_are_the_targets_folder() {
-        assert_eq!(BUILT_IN_TARGETS.to_vec(), crate::target::names(&repo().join("targets")), "a target was added or removed: update BUILT_IN_TARGETS");
+        assert_eq!(built_in_targets(), crate::target::names(&repo().join("targets")), "the built-in targets are this repository's");
     }
 
     #[test]
@@ -632,7 +625,7 @@ mod tests {
             assert!(errors.iter().any(|e| e.message.starts_with(&format!("`entry.{key}:` is a placeholder"))), "entry.{key}: {errors:?}");
         }
         let target = errors.iter().find(|e| e.message.starts_with("target `TODO`")).expect("the target placeholder is rejected");
-        assert!(target.message.contains(&BUILT_IN_TARGETS.join(", ")), "listing the targets: {target}");
+        assert!(target.message.contains(&built_in_targets().join(", ")), "listing the targets: {target}");
         // `run:` is filled in (the adapter is written beside it); `install:` is optional.
         assert!(!errors.iter().any(|e| e.message.starts_with("`run:`") || e.message.starts_with("`install:`")), "{errors:?}");
         assert!(errors.iter().all(|e| e.line.is_some()), "every finding has a line: {errors:?}");

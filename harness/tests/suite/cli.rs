@@ -1433,3 +1433,47 @@ fn a_foreign_repository_checks_its_translator_with_three_files() {
     assert!(failed.iter().any(|(case, _)| attribute(case, "line") == Some(line.as_str())), "no failure at the `const` row: {failed:?}");
     std::fs::remove_dir_all(&dir).expect("remove the scratch repository");
 }
+
+/// The README's "In your own repository", walked: `init` in an empty folder, the lint naming
+/// what is left to fill in, the gaps filled in (an identity translator), then `lint` and `run`
+/// pass against the built-in corpus.
+#[test]
+fn init_then_filling_in_the_todos_gives_a_repository_whose_contract_passes() {
+    let dir = std::env::temp_dir().join(format!("schema-fidelity-init-walk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the scratch repository");
+    let out = run_in(&dir, &["init", "--lang", "python", "--name", "demo", "--target", "json-schema"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out = run_in(&dir, &["lint"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    for file in ["dispositions/demo.yaml:", "adapters/demo.py:", ".github/workflows/schema-fidelity.yml:"] {
+        assert!(out.stdout.contains(file) || out.stderr.contains(file), "the lint names {file}: {}", out.all());
+    }
+
+    let edit = |file: &str, f: &dyn Fn(&str) -> Option<String>| {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).expect("a scaffolded file");
+        let edited: String = text.lines().filter_map(f).map(|l| l + "\n").collect();
+        assert_ne!(text, edited, "{file} changed");
+        std::fs::write(&path, edited).expect("write");
+    };
+    edit("dispositions/demo.yaml", &|l| Some(l.replace("disposition: TODO", "disposition: preserved").replace("TODO: ", "")));
+    edit("adapters/demo.py", &|l| {
+        if l.contains("raise NotImplementedError(") {
+            Some("    return {\"schema\": schema, \"dialect\": \"json-schema\"}".to_owned())
+        } else if l.trim_start().starts_with('#') && l.contains("TODO(schema-fidelity)") {
+            None
+        } else {
+            Some(l.to_owned())
+        }
+    });
+    edit(".github/workflows/schema-fidelity.yml", &|l| Some(l.replace("  # TODO(schema-fidelity): the install command that works for you", "")));
+
+    let out = run_in(&dir, &["lint"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out = run_in(&dir, &["run", "--junit", "demo.xml"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let cases = testcases(&xml_elements(&std::fs::read_to_string(dir.join("demo.xml")).expect("the JUnit file"))).len();
+    assert!(cases == cases_per_translator(&out.stdout) && cases > 200, "a trial per built-in case: {cases}\n{}", out.all());
+    std::fs::remove_dir_all(&dir).expect("remove the scratch repository");
+}
