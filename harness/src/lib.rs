@@ -32,6 +32,8 @@
 //! - [`report`]: the committed reports (matrix, per-translator pages, `report.json`) and the CLI's
 //!   `check`, `explain` and `new`.
 //! - [`witness`]: instances drawn from both sides of a trial, near misses, shrinking.
+//! - [`mcp`]: real MCP servers: a stdio client, the pinned servers whose tools `harvest` turns
+//!   into corpus cases, and `check --mcp`.
 //!
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
@@ -48,6 +50,7 @@ pub mod external;
 pub mod grammar;
 pub mod hash;
 pub mod json;
+pub mod mcp;
 pub mod measure;
 pub mod oracle;
 pub mod prover;
