@@ -177,7 +177,11 @@ enum Command {
                       widened or narrowed (the rows responsible, and a witness when a generated instance shows it), \
                       a keyword with no row (never silent), or a violation of its own table. Each translator gets the \
                       projection it judged and what you can do about it. An external translator that is not installed \
-                      here is unavailable, with its install command.",
+                      here is unavailable, with its install command.\n\n\
+                      With --mcp COMMAND in place of <SCHEMA.json>: start the MCP server COMMAND (one string, split on \
+                      whitespace), list its tools over stdio and stop it (its process tree reaped), then check every \
+                      tool's input schema the same way, as a table with a row per tool and a column per translator. A \
+                      server that does not answer within SCHEMA_FIDELITY_MCP_TIMEOUT_MS (default 30000) is an error.",
         after_long_help = EXIT_HELP
     )]
     Check {
@@ -203,7 +207,7 @@ enum Command {
                       replaced by placeholders. A file whose content would not change is not written; without --server, \
                       files of servers no longer pinned are removed.\n\n\
                       --check only compares with the committed files (exit 1 when one differs).\n\n\
-                      Install the servers first: npm ci --prefix translators/external/mcp-servers, and for the PyPI ones \
+                      Install the servers first: npm ci --prefix translators/external/mcp-servers --ignore-scripts, and for the PyPI ones \
                       python3 -m venv translators/external/mcp-servers/.venv && \
                       translators/external/mcp-servers/.venv/bin/pip install -r translators/external/mcp-servers/requirements.txt",
         after_long_help = EXIT_HELP

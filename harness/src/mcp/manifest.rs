@@ -32,7 +32,7 @@ pub const MANIFEST: &str = "corpus/mcp/servers.yaml";
 /// Where the servers are installed, relative to the project root.
 pub const INSTALL_DIR: &str = "translators/external/mcp-servers";
 /// How to install the npm servers.
-pub const NPM_INSTALL: &str = "npm ci --prefix translators/external/mcp-servers";
+pub const NPM_INSTALL: &str = "npm ci --prefix translators/external/mcp-servers --ignore-scripts";
 /// How to install the PyPI servers.
 pub const PYPI_INSTALL: &str = "python3 -m venv translators/external/mcp-servers/.venv && \
      translators/external/mcp-servers/.venv/bin/pip install -r translators/external/mcp-servers/requirements.txt";

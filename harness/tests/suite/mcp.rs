@@ -336,3 +336,18 @@ fn check_mcp_reports_a_server_that_exits_or_writes_garbage_as_an_error() {
     let neither = run_in(&repo(), &["check"], &[]);
     assert_eq!(neither.code, 2, "{}", neither.all());
 }
+
+#[test]
+fn harvest_and_check_mcp_have_their_help_pages() {
+    let harvest = run_in(&repo(), &["harvest", "--help"], &[]);
+    assert_eq!(harvest.code, 0, "{}", harvest.all());
+    for fragment in ["Usage: schema-fidelity harvest", "--server <NAME>", "--check", "no network and no credentials", manifest::NPM_INSTALL, "  2    usage and input errors"] {
+        assert!(harvest.stdout.contains(fragment), "harvest --help lacks `{fragment}`: {}", harvest.all());
+    }
+    let check = run_in(&repo(), &["check", "--help"], &[]);
+    for fragment in ["--mcp <COMMAND>", "a row per tool and a column per translator", client::TIMEOUT_ENV] {
+        assert!(check.stdout.contains(fragment), "check --help lacks `{fragment}`: {}", check.all());
+    }
+    let top = run_in(&repo(), &["--help"], &[]);
+    assert!(top.stdout.contains("\n  harvest "), "{}", top.all());
+}
