@@ -73,21 +73,40 @@ impl ServerCheck {
 /// The listing's [`McpError`]: the server did not start, answer in time, or speak the protocol.
 pub fn check_server(launch: &Launch<'_>, targets: &[Target<'_>], env: &Env, budgets: &Budgets, tick: &dyn Fn(usize)) -> Result<ServerCheck, Box<McpError>> {
     let listing = client::list_tools(launch)?;
+    let command = launch.command.join(" ");
     let mut tools = Vec::with_capacity(listing.tools.len());
     for tool in &listing.tools {
+        // The tool's name labels its schema: it seeds the draws, so the same tool of the same
+        // server gets the same verdicts again.
         let checked = check::check(&tool.name, &tool.input_schema, targets, env, budgets);
         tools.push(match checked {
-            Ok(report) => ToolCheck { tool: tool.name.clone(), error: None, check: Some(report) },
+            Ok(mut report) => {
+                reproduce_with_mcp(&mut report, &tool.name, &command);
+                ToolCheck { tool: tool.name.clone(), error: None, check: Some(report) }
+            }
             Err(e) => ToolCheck { tool: tool.name.clone(), error: Some(e), check: None },
         });
         tick(listing.tools.len());
     }
     Ok(ServerCheck {
-        command: launch.command.join(" "),
+        command,
         server: ServerOut { name: listing.server_name, version: listing.server_version, protocol: listing.protocol },
         translators: targets.iter().map(|t| t.table.translator.clone()).collect(),
         tools,
     })
+}
+
+/// `check`'s advice and failure messages say how to check the schema again, as a file
+/// (`schema-fidelity check TOOL ...`); here that is `check --mcp COMMAND`, which checks the tool
+/// under the same label, so with the same draws.
+fn reproduce_with_mcp(report: &mut CheckReport, tool: &str, command: &str) {
+    let as_file = format!("schema-fidelity check {} ", check::shell_quote(tool));
+    let as_server = format!("schema-fidelity check --mcp {} ", check::shell_quote(command));
+    for t in &mut report.translators {
+        for text in t.advice.iter_mut().chain(t.failure.as_mut()) {
+            *text = text.replace(&as_file, &as_server);
+        }
+    }
 }
 
 /// The table's symbol for a verdict.
@@ -216,4 +235,43 @@ pub fn render_text(result: &ServerCheck) -> String {
     }
     let _ = writeln!(s, "\nOne tool against every translator in full: save its inputSchema as a file and run `schema-fidelity check FILE`; `--format json` gives each tool's full report.");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::check::TranslatorCheck;
+    use serde_json::Value;
+
+    #[test]
+    fn advice_to_check_again_names_the_server_not_a_file() {
+        let advice = |tool: &str| format!("look harder: `SCHEMA_FIDELITY_DRAWS=1024 schema-fidelity check {tool} --translator gemini` draws more");
+        let mut report = CheckReport {
+            schema: "read file".to_owned(),
+            instances: 0,
+            valid_instances: 0,
+            translators: vec![TranslatorCheck {
+                translator: "gemini".to_owned(),
+                verdict: CheckVerdict::NoLossFound,
+                summary: String::new(),
+                rows: Vec::new(),
+                declared: Vec::new(),
+                evidence: None,
+                witnesses: Vec::new(),
+                refusal: None,
+                missing: Vec::new(),
+                failure: Some("reproduce with `schema-fidelity check 'read file' --translator gemini`".to_owned()),
+                projection: None,
+                advice: vec![advice("'read file'"), advice("other")],
+                draws: None,
+            }],
+            lossy: false,
+            notes: Vec::new(),
+            source: Value::Null,
+        };
+        reproduce_with_mcp(&mut report, "read file", "node server.js --stdio");
+        let t = &report.translators[0];
+        assert_eq!(t.advice, [advice("--mcp 'node server.js --stdio'"), advice("other")]);
+        assert_eq!(t.failure.as_deref(), Some("reproduce with `schema-fidelity check --mcp 'node server.js --stdio' --translator gemini`"));
+    }
 }
