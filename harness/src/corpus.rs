@@ -141,7 +141,7 @@ pub fn own_files(corpus: &crate::project::CorpusDir) -> Vec<(String, PathBuf)> {
         // (through the input budget) and answered, never skipped without a word.
         .filter(|e| !e.file_type().is_dir() && is_case_file(e.path()))
         // The pins of the harvested MCP servers, not cases (crate::mcp::manifest).
-        .filter(|e| e.path() != project_root.join(crate::mcp::manifest::MANIFEST))
+        .filter(|e| e.path() != corpus.base.join(crate::mcp::manifest::MANIFEST))
         .map(|e| {
             let rel = e.path().strip_prefix(&corpus.base).unwrap_or(e.path());
             (slash_path(rel), e.path().to_owned())

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::client::{self, Launch, McpError};
 use crate::budget::Budgets;
-use crate::oracle::Env;
+use crate::validation::Env;
 use crate::report::check::{self, CheckOutcome, CheckReport, CheckVerdict, Target};
 
 /// What `check --mcp` found.

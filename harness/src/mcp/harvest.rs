@@ -410,7 +410,7 @@ pub fn harvest(root: &Path, options: &Options, done: &mut dyn FnMut(&str, &Outco
     for wanted in &options.servers {
         if !servers.iter().any(|s| &s.name == wanted) {
             let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
-            let near = crate::table::nearest(wanted, names.iter().copied()).map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
+            let near = crate::diagnostic::nearest(wanted, names.iter().copied()).map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
             return Err(format!("no server named `{wanted}` in {}{near}", manifest::MANIFEST));
         }
     }

@@ -43,7 +43,8 @@ fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
 
 /// The harvested files of the project at `root`, as (id, path).
 fn harvested(root: &Path) -> Vec<(String, PathBuf)> {
-    corpus::own_files(root).into_iter().filter(|(id, _)| id.starts_with("corpus/mcp/")).collect()
+    let folder = schema_fidelity::project::CorpusDir { base: root.to_owned(), dir: root.join("corpus"), built_in: false };
+    corpus::own_files(&folder).into_iter().filter(|(id, _)| id.starts_with("corpus/mcp/")).collect()
 }
 
 /// Whether the pinned npm servers are installed here; under CI they must be.
