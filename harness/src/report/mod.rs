@@ -626,7 +626,7 @@ mod tests {
             format: model::FORMAT_VERSION,
             tool: model::Tool { name: "schema-fidelity".into(), version: version.into() },
             tables: model::Fingerprint { hash: String::new(), files: 0 },
-            corpus: model::Corpus { own: model::Fingerprint { hash: String::new(), files: 0 }, own_cases: 0, suite: None, errors: Vec::new(), cases: Vec::new() },
+            corpus: model::Corpus { own: model::Fingerprint { hash: String::new(), files: 0 }, own_cases: 0, suite: None, errors: Vec::new(), real_tools: model::RealTools::default(), cases: Vec::new() },
             translators: Vec::new(),
         };
         Generated { report, files, headline: format!("{}\nversion {version}\n{}", headline::START, headline::END) }

@@ -62,7 +62,7 @@ fn tallies(report: &Value) -> Vec<Tally<'_>> {
 
 /// `n` of `of` as a whole percentage.
 fn share(n: u64, of: u64) -> String {
-    if of == 0 { "-".to_owned() } else { format!("{}%", (n * 100 + of / 2) / of) }
+    (n * 100 + of / 2).checked_div(of).map_or_else(|| "-".to_owned(), |percent| format!("{percent}%"))
 }
 
 /// The real tools' size: (servers, tools).
