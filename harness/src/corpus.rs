@@ -16,6 +16,9 @@
 //!         - { data: { mode: slow }, valid: false }
 //!   ```
 //!
+//!   Files under `corpus/mcp/` are the tools of real MCP servers, written by `schema-fidelity
+//!   harvest` in a format of their own, without instances ([`crate::mcp::harvest`]).
+//!
 //! - **the JSON-Schema-Test-Suite** draft 2020-12, read in its own format. Tool schemas have an
 //!   object root, so a suite schema whose root is not `type: "object"` is wrapped as the property
 //!   `value` of an object root (given its own `$id` so that its `#` references still resolve to
@@ -137,6 +140,8 @@ pub fn own_files(corpus: &crate::project::CorpusDir) -> Vec<(String, PathBuf)> {
         // Anything with a corpus file's name but a directory: a symlink or a special file is read
         // (through the input budget) and answered, never skipped without a word.
         .filter(|e| !e.file_type().is_dir() && is_case_file(e.path()))
+        // The pins of the harvested MCP servers, not cases (crate::mcp::manifest).
+        .filter(|e| e.path() != corpus.base.join(crate::mcp::manifest::MANIFEST))
         .map(|e| {
             let rel = e.path().strip_prefix(&corpus.base).unwrap_or(e.path());
             (slash_path(rel), e.path().to_owned())
@@ -151,6 +156,11 @@ pub fn own_files(corpus: &crate::project::CorpusDir) -> Vec<(String, PathBuf)> {
 /// case is malformed (duplicated name, no instances).
 pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusError> {
     let fail = |line: Option<u64>, message: String| CorpusError { id: id_prefix.to_owned(), file: path.to_owned(), line, message };
+    // What `schema-fidelity harvest` wrote from real MCP servers: its own format, no instances
+    // (the generator draws them), checked against the servers' pins.
+    if let Some(root) = crate::mcp::harvest::harvested_root(id_prefix, path) {
+        return crate::mcp::harvest::load_file(id_prefix, path, &root).map_err(|(line, message)| fail(line, message));
+    }
     let budgets = crate::budget::settled().map_err(|e| fail(None, e))?;
     let text = crate::budget::read_text(path, budgets).map_err(|e| fail(None, e))?;
     let is_json = path.extension().is_some_and(|e| e == "json");

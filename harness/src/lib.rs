@@ -34,6 +34,8 @@
 //! - [`witness`]: instances drawn from both sides of a trial, near misses, shrinking.
 //! - [`commands`]: the CLI's `init`, which scaffolds a repository of one's own (config, table,
 //!   adapter, workflow), and the lint of what it left TODO.
+//! - [`mcp`]: real MCP servers: a stdio client, the pinned servers whose tools `harvest` turns
+//!   into corpus cases, and `check --mcp`.
 //!
 //! The `schema-fidelity` binary runs the same checks for people; `cargo test` runs them as trials.
 
@@ -51,6 +53,7 @@ pub mod external;
 pub mod grammar;
 pub mod hash;
 pub mod json;
+pub mod mcp;
 pub mod measure;
 pub mod oracle;
 pub mod prover;

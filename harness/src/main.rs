@@ -7,6 +7,8 @@
 //! schema-fidelity report --diff OLD.json [NEW.json]        what changed between two runs' report.json
 //! schema-fidelity explain TRANSLATOR [KEYWORD] [--generate] one row in plain words, with cases and a witness
 //! schema-fidelity check SCHEMA.json [...]                  what each translator does to a user's tool schema
+//! schema-fidelity check --mcp 'COMMAND' [...]             the same for every tool an MCP server lists
+//! schema-fidelity harvest [--server NAME]... [--check]     write corpus/mcp/ from the pinned MCP servers
 //! schema-fidelity lint                                     check tables and corpus files, with file and line
 //! schema-fidelity new TRANSLATOR                           scaffold a table with a TODO row per keyword
 //! schema-fidelity init [--lang L] [--name N] [--target T]  scaffold a repository of one's own: config, table, adapter, CI
@@ -176,19 +178,48 @@ enum Command {
                       widened or narrowed (the rows responsible, and a witness when a generated instance shows it), \
                       a keyword with no row (never silent), or a violation of its own table. Each translator gets the \
                       projection it judged and what you can do about it. An external translator that is not installed \
-                      here is unavailable, with its install command.",
+                      here is unavailable, with its install command.\n\n\
+                      With --mcp COMMAND in place of <SCHEMA.json>: start the MCP server COMMAND (one string, split on \
+                      whitespace), list its tools over stdio and stop it (its process tree reaped), then check every \
+                      tool's input schema the same way, as a table with a row per tool and a column per translator. A \
+                      server that does not answer within SCHEMA_FIDELITY_MCP_TIMEOUT_MS (default 30000) is an error.",
         after_long_help = EXIT_HELP
     )]
     Check {
         /// The tool schema (JSON, draft 2020-12)
-        #[arg(value_name = "SCHEMA.json")]
-        schema: String,
+        #[arg(value_name = "SCHEMA.json", required_unless_present = "mcp")]
+        schema: Option<String>,
+        /// Check every tool of an MCP server instead: start COMMAND (one string, split on
+        /// whitespace) in this directory with this environment, list its tools over stdio, stop it
+        #[arg(long, value_name = "COMMAND", conflicts_with = "schema")]
+        mcp: Option<String>,
         /// Check only this translator (repeatable)
         #[arg(short, long = "translator", value_name = "NAME")]
         translators: Vec<String>,
         /// Output format
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+    },
+    /// Write corpus/mcp/ from the MCP servers pinned in corpus/mcp/servers.yaml
+    #[command(
+        long_about = "Write corpus/mcp/SERVER.json for each MCP server pinned in corpus/mcp/servers.yaml: start it \
+                      (installed at its pinned version, with no network and no credentials), list its tools, and keep \
+                      each tool's input schema with its provenance, free text (description, title, $comment, examples) \
+                      replaced by placeholders. A file whose content would not change is not written; without --server, \
+                      files of servers no longer pinned are removed.\n\n\
+                      --check only compares with the committed files (exit 1 when one differs).\n\n\
+                      Install the servers first: npm ci --prefix translators/external/mcp-servers --ignore-scripts, and for the PyPI ones \
+                      python3 -m venv translators/external/mcp-servers/.venv && \
+                      translators/external/mcp-servers/.venv/bin/pip install -r translators/external/mcp-servers/requirements.txt",
+        after_long_help = EXIT_HELP
+    )]
+    Harvest {
+        /// Harvest only this server (repeatable)
+        #[arg(long = "server", value_name = "NAME")]
+        servers: Vec<String>,
+        /// Only compare with the committed files
+        #[arg(long)]
+        check: bool,
     },
     /// Check the tables and the corpus files, with file and line (what the `lint` trials check, and more)
     #[command(
@@ -340,7 +371,11 @@ fn main() -> ExitCode {
             _ => report_command(check, &settings),
         },
         Command::Explain { translator, keyword, generate } => explain_command(translator, keyword, generate, &settings),
-        Command::Check { schema, translators, format } => check_command(&schema, &translators, format == Format::Json, &settings),
+        Command::Check { schema, mcp, translators, format } => match mcp {
+            Some(command) => mcp_check_command(&command, &translators, format == Format::Json, &settings),
+            None => check_command(&schema.unwrap_or_default(), &translators, format == Format::Json, &settings),
+        },
+        Command::Harvest { servers, check } => harvest_command(servers, check, &settings),
         Command::Lint => lint(&settings),
         Command::New { name } => new_command(&name),
         Command::Init { lang, name, target } => schema_fidelity::commands::init::command(lang, name.as_deref(), target.as_deref()).map(|summary| { print!("{summary}"); EXIT_OK }),
@@ -638,22 +673,22 @@ fn explain_command(translator: String, keyword: Option<String>, generate: bool, 
     Ok(EXIT_OK)
 }
 
-fn check_command(file: &str, wanted: &[String], json: bool, settings: &Settings) -> Result<u8, String> {
-    let budgets = &settings.budgets;
-    let text = budget::read_text(std::path::Path::new(&file), budgets).map_err(|e| format!("{file}: {e}"))?;
-    let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
+/// The tables `check` runs, each with its translator.
+type CheckTargets = Vec<(table::Table, Arc<dyn schema_fidelity_translators::Translator>)>;
 
+/// The tables and translators `check` runs: every one, or those `wanted`.
+fn check_targets(wanted: &[String], settings: &Settings) -> Result<CheckTargets, String> {
     let project = project()?;
     let tables = check::load_tables(&project);
     let names: Vec<&str> = tables.iter().map(|(n, _, _)| n.as_str()).collect();
     check_wanted(wanted, &names)?;
     let resolver = session::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &settings.adapters);
     let mut selected = Vec::new();
-    for (name, table, errors) in &tables {
-        if !wanted.is_empty() && !wanted.contains(name) {
+    for (name, table, errors) in tables {
+        if !wanted.is_empty() && !wanted.contains(&name) {
             continue;
         }
-        match (table, resolver(name)) {
+        match (table, resolver(&name)) {
             (Some(table), Some(translator)) => {
                 if !errors.is_empty() {
                     eprintln!("note: dispositions/{name}.yaml has {} lint problem(s); `schema-fidelity lint` lists them", errors.len());
@@ -664,6 +699,15 @@ fn check_command(file: &str, wanted: &[String], json: bool, settings: &Settings)
             (_, None) => eprintln!("note: skipping `{name}`: no translator of that name is known"),
         }
     }
+    Ok(selected)
+}
+
+fn check_command(file: &str, wanted: &[String], json: bool, settings: &Settings) -> Result<u8, String> {
+    let budgets = &settings.budgets;
+    let text = budget::read_text(std::path::Path::new(&file), budgets).map_err(|e| format!("{file}: {e}"))?;
+    let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
+
+    let selected = check_targets(wanted, settings)?;
     let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
     let report = check::check(file, &schema, &targets, &Env::default(), budgets)?;
     if json {
@@ -677,6 +721,60 @@ fn check_command(file: &str, wanted: &[String], json: bool, settings: &Settings)
         check::CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
         check::CheckOutcome::Findings => EXIT_FINDINGS,
     })
+}
+
+/// `check --mcp COMMAND`: every tool the server lists, against every translator (or `wanted`).
+fn mcp_check_command(command: &str, wanted: &[String], json: bool, settings: &Settings) -> Result<u8, String> {
+    use schema_fidelity::mcp;
+    let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+    if argv.is_empty() {
+        return Err("--mcp needs a command to start the server".to_owned());
+    }
+    let selected = check_targets(wanted, settings)?;
+    let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let launch = mcp::client::Launch { command: &argv, cwd: &cwd, env: None, timeout: settings.mcp_timeout };
+    let progress = std::sync::OnceLock::new();
+    let tick = |total: usize| progress.get_or_init(|| report::progress::Progress::on_terminal("checking tools", total)).tick();
+    let result = mcp::check::check_server(&launch, &targets, &Env::default(), &settings.budgets, &tick).map_err(|e| e.to_string());
+    if let Some(p) = progress.get() {
+        p.finish();
+    }
+    let result = result?;
+    if json {
+        let out = serde_json::to_string_pretty(&result).map_err(|e| format!("cannot serialize the result: {e}"))?;
+        emit(&(schema_fidelity::terminal::sanitize_json(&out) + "\n"));
+    } else {
+        print!("{}", mcp::check::render_text(&result));
+    }
+    Ok(match result.outcome() {
+        check::CheckOutcome::Clean => EXIT_OK,
+        check::CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
+        check::CheckOutcome::Findings => EXIT_FINDINGS,
+    })
+}
+
+/// `harvest`: corpus/mcp/ from the pinned MCP servers.
+fn harvest_command(servers: Vec<String>, check_only: bool, settings: &Settings) -> Result<u8, String> {
+    use schema_fidelity::mcp::harvest::{self, Outcome};
+    let project = project()?;
+    let options = harvest::Options { servers, check: check_only, timeout: settings.mcp_timeout };
+    let mut ok = true;
+    let stale = harvest::harvest(&project.root, &options, &mut |name, outcome| {
+        let said = match outcome {
+            Outcome::Unchanged { tools, cases } => format!("{tools} tools, {cases} cases: unchanged"),
+            Outcome::Written { tools, cases } => format!("{tools} tools, {cases} cases: written"),
+            Outcome::Differs { tools, cases } => format!("{tools} tools, {cases} cases: differs from the committed file"),
+            Outcome::Failed(why) => format!("failed: {why}"),
+        };
+        ok &= matches!(outcome, Outcome::Unchanged { .. } | Outcome::Written { .. });
+        println!("{name}: {said}");
+    })?;
+    for file in &stale {
+        ok &= !check_only;
+        println!("{file}: no server of the manifest writes it{}", if check_only { "" } else { ": removed" });
+    }
+    Ok(status(ok))
 }
 
 fn lint(settings: &Settings) -> Result<u8, String> {
@@ -719,6 +817,11 @@ fn lint(settings: &Settings) -> Result<u8, String> {
         problems += 1;
     }
     for e in &loaded.corpus_errors {
+        println!("{e}");
+        problems += 1;
+    }
+    // The pins of the harvested MCP servers (their files are corpus files, checked above).
+    for e in schema_fidelity::mcp::manifest::lint(&loaded.project.root) {
         println!("{e}");
         problems += 1;
     }

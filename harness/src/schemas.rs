@@ -1,6 +1,8 @@
 //! The formats of the project's own files as JSON Schemas (`schemas/table.schema.json`,
-//! `schemas/target.schema.json`, `schemas/corpus.schema.json`): what editors read (each file names
-//! its schema on its first line) and what the lint checks, with a line for every finding.
+//! `schemas/target.schema.json`, `schemas/corpus.schema.json`, and for real MCP servers
+//! `schemas/mcp-servers.schema.json` and `schemas/mcp-harvest.schema.json`): what editors read
+//! (each YAML file names its schema on its first line) and what the lint checks, with a line for
+//! every finding.
 
 use std::sync::LazyLock;
 
@@ -12,6 +14,10 @@ pub enum Format {
     Table,
     Target,
     Corpus,
+    /// `corpus/mcp/servers.yaml`: the MCP servers whose tools are harvested.
+    McpServers,
+    /// `corpus/mcp/<server>.json`: what `harvest` writes.
+    McpHarvest,
 }
 
 impl Format {
@@ -22,6 +28,8 @@ impl Format {
             Self::Table => "schemas/table.schema.json",
             Self::Target => "schemas/target.schema.json",
             Self::Corpus => "schemas/corpus.schema.json",
+            Self::McpServers => "schemas/mcp-servers.schema.json",
+            Self::McpHarvest => "schemas/mcp-harvest.schema.json",
         }
     }
 }
@@ -34,6 +42,8 @@ fn compile(text: &str) -> Result<jsonschema::Validator, String> {
 static TABLE: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| compile(include_str!("../../schemas/table.schema.json")));
 static TARGET: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| compile(include_str!("../../schemas/target.schema.json")));
 static CORPUS: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| compile(include_str!("../../schemas/corpus.schema.json")));
+static MCP_SERVERS: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| compile(include_str!("../../schemas/mcp-servers.schema.json")));
+static MCP_HARVEST: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| compile(include_str!("../../schemas/mcp-harvest.schema.json")));
 
 /// What `value` (read from the YAML or JSON `text`) breaks of `format`'s schema: each finding with
 /// the line of the key it is about, as near as the text shows it.
@@ -43,6 +53,8 @@ pub fn check(format: Format, text: &str, value: &Value) -> Vec<(Option<u64>, Str
         Format::Table => &*TABLE,
         Format::Target => &*TARGET,
         Format::Corpus => &*CORPUS,
+        Format::McpServers => &*MCP_SERVERS,
+        Format::McpHarvest => &*MCP_HARVEST,
     };
     let validator = match validator {
         Ok(v) => v,

@@ -11,6 +11,7 @@
 //! | `SCHEMA_FIDELITY_MAX_*` | the budgets ([`budget`]), each from 1 to its hard ceiling | every command |
 //! | `SCHEMA_FIDELITY_SEED`, `_DRAWS`, `_GENERATE` | the witness search ([`witness::Settings`]); draws at most [`MAX_DRAWS`] | `run`, `report`, `explain`, `check` |
 //! | `SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS`, `_ADAPTER_START_TIMEOUT_MS` | adapter timeouts, 1 to [`MAX_TIMEOUT_MS`] | every command that runs an adapter |
+//! | `SCHEMA_FIDELITY_MCP_TIMEOUT_MS` | how long an MCP server may take to answer (`harvest`, `check --mcp`), 1 to [`MAX_TIMEOUT_MS`] | those two |
 //! | `SCHEMA_FIDELITY_PROTOCOL_STRICT` | strict adapter protocol: `1`, or `0`/empty | the same |
 //! | `SCHEMA_FIDELITY_NO_CACHE` | `1`: answer every schema from the adapters, neither reading nor writing the projection cache ([`external::cache`]) | the same |
 //! | `SCHEMA_FIDELITY_NO_INSTALL` | `1`: never set up an external translator's environment ([`external::setup`]); a missing one leaves it unavailable | the same |
@@ -69,6 +70,7 @@ const KNOWN: &[&str] = &[
     BLESS_ENV,
     TEST_PAUSE_ENV,
     external::process::TREE_ENV,
+    crate::mcp::client::TIMEOUT_ENV,
     // Read by harness/tests/suite/fuzz.rs and .ci/run, not by the harness.
     "SCHEMA_FIDELITY_FUZZ_SCHEMAS",
     "SCHEMA_FIDELITY_REPORT_BASE",
@@ -80,6 +82,8 @@ pub struct Settings {
     pub budgets: Budgets,
     pub witness: witness::Settings,
     pub adapters: external::Config,
+    /// How long an MCP server may take to answer one request ([`crate::mcp::client`]).
+    pub mcp_timeout: Duration,
     /// The step at which `report` pauses ([`TEST_PAUSE_ENV`]).
     pub test_pause: Option<String>,
     /// `SCHEMA_FIDELITY_*` variables no setting reads, for a note.
@@ -119,6 +123,7 @@ impl Settings {
         };
         let request_timeout = timeout(external::TIMEOUT_ENV, defaults.request_timeout);
         let start_timeout = timeout(external::START_TIMEOUT_ENV, defaults.start_timeout);
+        let mcp_timeout = timeout(crate::mcp::client::TIMEOUT_ENV, crate::mcp::client::DEFAULT_TIMEOUT);
         let mut switch = |name: &str| match var(name).as_deref().map(str::trim) {
             None | Some("" | "0") => false,
             Some("1") => true,
@@ -146,7 +151,7 @@ impl Settings {
             return Err(problems.join("\n"));
         }
         let adapters = external::Config { request_timeout, start_timeout, strict, cache: !no_cache, install: !no_install, ..defaults };
-        Ok(Self { budgets, witness, adapters, test_pause, unknown })
+        Ok(Self { budgets, witness, adapters, mcp_timeout, test_pause, unknown })
     }
 
     /// A note per unknown `SCHEMA_FIDELITY_*` variable, with the nearest known name.

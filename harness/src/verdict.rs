@@ -155,8 +155,11 @@ impl Verdict {
 pub enum Judgement {
     /// The table's approximations (and declared rules) explain it.
     Declared,
-    /// Only `known_violation` marks explain it.
-    Marked,
+    /// Only `known_violation` marks explain it; the value fingerprints which marks do, so that
+    /// the search keeps a witness for each set of marks it meets and the ratchet credits every
+    /// mark a witness needed (keeping only the first marked witness of a direction called a mark
+    /// stale that a later witness could not do without).
+    Marked(u64),
     /// Nothing explains it (or it inverts a `false` no mark covers).
     Unexplained,
 }

@@ -287,11 +287,17 @@ impl<'a> Bounds<'a> {
             return Judgement::Declared;
         }
         let has_marks = self.prep().contributors.iter().any(|c| c.kind == Kind::Mark);
-        if has_marks && self.explained_by(direction, x, Kind::Mark, None) {
-            return Judgement::Marked;
-        }
-        if direction == Direction::Narrowing && !self.prep().pinned_marks.is_empty() && !self.marks(direction, x).is_empty() {
-            return Judgement::Marked;
+        let by_marks = has_marks && self.explained_by(direction, x, Kind::Mark, None);
+        let pinned = direction == Direction::Narrowing && !self.prep().pinned_marks.is_empty();
+        if by_marks || pinned {
+            let marks = self.marks(direction, x);
+            if by_marks || !marks.is_empty() {
+                let mut h = crate::hash::Fnv1a::default();
+                for mark in &marks {
+                    h.write_framed(mark.as_bytes());
+                }
+                return Judgement::Marked(h.value());
+            }
         }
         Judgement::Unexplained
     }

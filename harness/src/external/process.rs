@@ -164,12 +164,26 @@ impl Process {
     /// # Errors
     /// The spawn error; [`io::ErrorKind::NotFound`] means the program is not installed.
     pub fn spawn(command: &[String], cwd: &Path, max_line: usize) -> io::Result<Self> {
+        Self::spawn_with_env(command, cwd, max_line, None)
+    }
+
+    /// [`Process::spawn`], with `env` as the whole environment when given (besides [`TREE_ENV`],
+    /// which every process started here carries): a process that must see no credentials
+    /// (`schema-fidelity harvest` starting an MCP server) gets only what it is handed.
+    ///
+    /// # Errors
+    /// As [`Process::spawn`].
+    pub fn spawn_with_env(command: &[String], cwd: &Path, max_line: usize, env: Option<&[(String, String)]>) -> io::Result<Self> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let (program, args) = command.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
         become_subreaper();
         let tree = format!("{}{}", tree_prefix(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         let mut registry = live().lock().unwrap_or_else(PoisonError::into_inner);
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        if let Some(env) = env {
+            command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
+        }
+        let mut child = command
             .args(args)
             .current_dir(cwd)
             .env(TREE_ENV, &tree)

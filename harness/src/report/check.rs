@@ -653,7 +653,7 @@ fn reproduce_with_check(message: &str, file: &str, translator: &str) -> String {
 }
 
 /// `text` as one shell word.
-fn shell_quote(text: &str) -> String {
+pub(crate) fn shell_quote(text: &str) -> String {
     if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c)) {
         text.to_owned()
     } else {

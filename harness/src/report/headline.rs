@@ -154,6 +154,9 @@ pub fn block(report: &Value) -> String {
         "\nOf the {compared} trials whose projection was compared with its source (known violations included), {proven} are proven exact: the projection accepts \
          exactly what the source accepts, both ways (CONTRACT section 5); the others deviate by a witness, or are not refuted.\n"
     );
+    if let Some(line) = super::real_tools::headline_line(report) {
+        let _ = writeln!(s, "{line}\n");
+    }
     let _ = write!(s, "{END}");
     s
 }

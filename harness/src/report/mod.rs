@@ -35,6 +35,7 @@ pub mod model;
 pub mod pages;
 pub mod pairs;
 pub mod progress;
+pub mod real_tools;
 pub mod scaffold;
 mod text;
 
@@ -50,7 +51,7 @@ use crate::settings::BLESS_ENV;
 pub const REPORTS_DIR: &str = "reports";
 
 /// File names the reports use themselves, which no translator may take.
-pub const RESERVED_NAMES: &[&str] = &["matrix", "index", "report"];
+pub const RESERVED_NAMES: &[&str] = &["matrix", "index", "report", "real-tools"];
 
 /// The reports, rendered in memory.
 #[derive(Debug, Clone)]
@@ -96,6 +97,9 @@ pub fn generate(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Re
     files.insert("cases.html".to_owned(), families::index_page(&json));
     for (family, cases) in families::families(&json) {
         files.insert(families::page_name(&family), families::html_page(&family, &cases, &json));
+    }
+    if let Some(page) = real_tools::markdown(&json) {
+        files.insert(real_tools::PAGE.to_owned(), page);
     }
     let headline = headline::block(&json);
     let json = serde_json::to_string_pretty(&json).map_err(|e| format!("cannot serialize the report: {e}"))?;
@@ -622,7 +626,7 @@ mod tests {
             format: model::FORMAT_VERSION,
             tool: model::Tool { name: "schema-fidelity".into(), version: version.into() },
             tables: model::Fingerprint { hash: String::new(), files: 0 },
-            corpus: model::Corpus { own: model::Fingerprint { hash: String::new(), files: 0 }, own_cases: 0, suite: None, errors: Vec::new(), cases: Vec::new() },
+            corpus: model::Corpus { own: model::Fingerprint { hash: String::new(), files: 0 }, own_cases: 0, suite: None, errors: Vec::new(), real_tools: model::RealTools::default(), cases: Vec::new() },
             translators: Vec::new(),
         };
         Generated { report, files, headline: format!("{}\nversion {version}\n{}", headline::START, headline::END) }

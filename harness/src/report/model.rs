@@ -12,7 +12,7 @@
 //!   the fewest other rows, then the shortest instance, then the first case: deterministic
 //!   (`explained_by` says how many rows explain it on their own).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use schema_fidelity_translators::vocabulary::{BOOLEAN_SUBSCHEMAS, DRAFT_2020_12};
@@ -69,6 +69,84 @@ pub struct Corpus {
     pub errors: Vec<String>,
     /// Every case run, by id, sorted.
     pub cases: Vec<String>,
+    /// The real tools among them: the harvested MCP servers' tool schemas (`corpus/mcp/`).
+    pub real_tools: RealTools,
+}
+
+/// Where the real tools' cases are: one file per MCP server, one case per tool
+/// (`schema-fidelity harvest`, [`crate::mcp`]).
+pub const REAL_TOOLS: &str = "corpus/mcp/";
+
+/// The real tools of the corpus, and the keywords they use.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RealTools {
+    /// The servers (harvested files) and tools (cases).
+    pub servers: usize,
+    pub tools: usize,
+    /// Per draft 2020-12 keyword (and boolean subschema) a real tool uses: how many tools use it,
+    /// at any depth. Keywords no real tool uses are left out.
+    pub keywords: BTreeMap<String, usize>,
+}
+
+impl RealTools {
+    /// The real tools among `cases`.
+    #[must_use]
+    pub fn of(cases: &[Arc<Case>]) -> Self {
+        let mut out = Self::default();
+        let mut servers = std::collections::BTreeSet::new();
+        for case in cases.iter().filter(|c| c.id.starts_with(REAL_TOOLS)) {
+            out.tools += 1;
+            servers.insert(case.id.split("::").next().unwrap_or_default().to_owned());
+            let used: std::collections::BTreeSet<&str> = schema_fidelity_translators::walk::occurrences(&case.schema)
+                .into_iter()
+                .flatten()
+                .map(|o| o.keyword)
+                .filter(|k| schema_fidelity_translators::vocabulary::keyword(k).is_some() || BOOLEAN_SUBSCHEMAS.contains(k))
+                .collect();
+            for keyword in used {
+                *out.keywords.entry(keyword.to_owned()).or_default() += 1;
+            }
+        }
+        out.servers = servers.len();
+        out
+    }
+}
+
+/// How one translator sends the real tools: each tool in exactly one class.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RealToolsTally {
+    pub tools: usize,
+    /// Compared with the source and no deviation found either way (not refuted)...
+    pub exact: usize,
+    /// ... of which proven: the projection accepts exactly what the source accepts.
+    pub proven_exact: usize,
+    /// Sent with a loss its table declares: a widening or narrowing the approximations explain.
+    pub declared_loss: usize,
+    /// Refused, as its table says it refuses.
+    pub refused: usize,
+    /// Broken, and a `known_violation` mark says so (a crash, a target rule, an undeclared loss).
+    pub known: usize,
+    /// Broken, and no row says so: a failing trial.
+    pub failed: usize,
+    /// Not run here (the reason is on the trial).
+    pub skipped: usize,
+}
+
+impl RealToolsTally {
+    fn count(&mut self, run: &Record) {
+        self.tools += 1;
+        match &run.verdict {
+            Verdict::Pass(s) if s.refused => self.refused += 1,
+            Verdict::Pass(s) if s.found.is_empty() => {
+                self.exact += 1;
+                self.proven_exact += usize::from(run.evidence.as_ref().is_some_and(verdict::TrialEvidence::exact));
+            }
+            Verdict::Pass(_) => self.declared_loss += 1,
+            Verdict::ExpectedFailure { .. } => self.known += 1,
+            Verdict::Fail(_) => self.failed += 1,
+            Verdict::Skip(_) => self.skipped += 1,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -176,6 +254,8 @@ pub struct Trials {
     pub known: Vec<KnownTrial>,
     /// What is known per direction of the trials that compared a projection with its source.
     pub evidence: TrialsEvidence,
+    /// How the real tools (`corpus/mcp/`) are sent.
+    pub real_tools: RealToolsTally,
 }
 
 /// The evidence of a translator's compared trials (CONTRACT section 5): per direction, how many
@@ -566,6 +646,9 @@ fn select_refusal(row: &Row, runs: &[Arc<Record>]) -> Option<RefusalReport> {
 fn tally(runs: &[Arc<Record>]) -> Trials {
     let mut t = Trials { cases: runs.len(), ..Trials::default() };
     for run in runs {
+        if run.case.id.starts_with(REAL_TOOLS) {
+            t.real_tools.count(run);
+        }
         if matches!(run.outcome, Some(Outcome::Crashed(_))) {
             t.crashed_cases.push(run.case.id.clone());
         }
@@ -819,6 +902,7 @@ pub fn build(loaded: &Loaded, resolver: &Resolver, show_progress: bool) -> Resul
                 ids.sort();
                 ids
             },
+            real_tools: RealTools::of(&loaded.cases),
         },
         translators,
     })

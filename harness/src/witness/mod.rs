@@ -362,9 +362,9 @@ pub struct Found {
 /// Found so far: the first witness of each direction, per judgement.
 #[derive(Default)]
 struct Finds {
-    unexplained: Vec<(Direction, Value, String)>,
-    marked: Vec<(Direction, Value, String)>,
-    explained: Vec<(Direction, Value, String)>,
+    unexplained: Vec<(Direction, Value, String, Judgement)>,
+    marked: Vec<(Direction, Value, String, Judgement)>,
+    explained: Vec<(Direction, Value, String, Judgement)>,
     /// Directions the prover settled: none can deviate, none is searched.
     proven: Vec<Direction>,
 }
@@ -388,11 +388,12 @@ impl Finds {
     fn record(&mut self, d: Direction, value: Value, origin: String, judgement: Judgement) {
         let list = match judgement {
             Judgement::Declared => &mut self.explained,
-            Judgement::Marked => &mut self.marked,
+            Judgement::Marked(_) => &mut self.marked,
             Judgement::Unexplained => &mut self.unexplained,
         };
-        if !list.iter().any(|(f, ..)| *f == d) {
-            list.push((d, value, origin));
+        // One witness per direction, and for marked ones per set of marks (see Judgement::Marked).
+        if !list.iter().any(|(f, _, _, j)| *f == d && *j == judgement) {
+            list.push((d, value, origin, judgement));
         }
     }
 }
@@ -497,9 +498,12 @@ pub fn search(settings: &Settings, sides: &Sides<'_>) -> Result<Found, SearchErr
     // settles on unknown.
     aim(sides, &judge, &mut finds, seed, &clock, &mut candidates)?;
 
-    let witnesses = finds.unexplained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Unexplained, &clock)).collect::<Result<_, _>>()?;
-    let marked = finds.marked.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Marked, &clock)).collect::<Result<_, _>>()?;
-    let explained = finds.explained.into_iter().map(|(direction, start, origin)| judge.shrunk(direction, start, &origin, seed, Judgement::Declared, &clock)).collect::<Result<_, _>>()?;
+    let shrink_all = |list: Vec<(Direction, Value, String, Judgement)>| -> Result<Vec<Witness>, SearchError> {
+        list.into_iter().map(|(direction, start, origin, judgement)| judge.shrunk(direction, start, &origin, seed, judgement, &clock)).collect()
+    };
+    let witnesses = shrink_all(finds.unexplained)?;
+    let marked = shrink_all(finds.marked)?;
+    let explained = shrink_all(finds.explained)?;
     let source_valid = Some((source_draws.draws.iter().filter(|d| d.accepted).count(), source_draws.draws.len()));
     Ok(Found { witnesses, marked, explained, round_trip, candidates, source_valid, seed: Some(seed), reproduce: Some(reproduce(settings, sides, seed)) })
 }

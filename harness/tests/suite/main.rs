@@ -19,6 +19,7 @@ mod evidence;
 mod external;
 mod fuzz;
 mod hostile;
+mod mcp;
 mod mutants;
 mod reports;
 mod setup;

@@ -331,7 +331,7 @@ fn the_page_shows_the_witness_and_the_known_violation() {
         format: model::FORMAT_VERSION,
         tool: Tool { name: "schema-fidelity".into(), version: "0.0.0".into() },
         tables: Fingerprint { hash: "fnv1a64:0000000000000000".into(), files: 1 },
-        corpus: Corpus { own: Fingerprint { hash: "fnv1a64:0000000000000000".into(), files: 1 }, own_cases: 3, suite: None, errors: Vec::new(), cases: Vec::new() },
+        corpus: Corpus { own: Fingerprint { hash: "fnv1a64:0000000000000000".into(), files: 1 }, own_cases: 3, suite: None, real_tools: Default::default(), errors: Vec::new(), cases: Vec::new() },
         translators: vec![t],
     };
     let page = pages::page(&r.translators[0], &r);
