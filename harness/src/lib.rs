@@ -41,6 +41,7 @@
 
 pub mod attribution;
 pub mod budget;
+pub mod cli;
 pub mod codec;
 pub mod commands;
 pub mod corpus;

@@ -85,12 +85,19 @@ impl Project {
     /// `targets/`). The suite is at `$SCHEMA_FIDELITY_JSTS`, when set.
     #[must_use]
     pub fn at(root: impl Into<PathBuf>) -> Self {
+        Self::at_with(root, suite_from_env())
+    }
+
+    /// [`Self::at`], with the suite at `suite` (what [`SUITE_ENV`] would say) rather than where
+    /// the process's environment says.
+    #[must_use]
+    pub fn at_with(root: impl Into<PathBuf>, suite_env: Option<PathBuf>) -> Self {
         let root = root.into();
         Self {
             tables_dir: root.join("dispositions"),
             targets_dir: root.join("targets"),
             corpus: vec![CorpusDir { base: root.clone(), dir: root.join("corpus"), built_in: false }],
-            suite: suite(None),
+            suite: suite(suite_env, None),
             config: None,
             built_in: None,
             root,
@@ -104,6 +111,14 @@ impl Project {
     /// a key it does not know, or names a path that is absolute, leaves the folder or is missing.
     /// When the built-in corpus or targets cannot be written out, saying where.
     pub fn from_config(file: &Path) -> Result<Self, String> {
+        Self::from_config_with(file, suite_from_env())
+    }
+
+    /// [`Self::from_config`], with `suite_env` in place of the process's [`SUITE_ENV`].
+    ///
+    /// # Errors
+    /// As [`Self::from_config`].
+    pub fn from_config_with(file: &Path, suite_env: Option<PathBuf>) -> Result<Self, String> {
         let root = file.parent().map_or_else(|| PathBuf::from("."), Path::to_owned);
         let shown = CONFIG_FILE;
         let text = crate::budget::read_text(file, crate::budget::current()).map_err(|e| format!("{shown}: {e}"))?;
@@ -148,7 +163,7 @@ impl Project {
             (None, Some(base)) => base.join("targets"),
             (None, None) => return Err(format!("{shown}: no targets: the built-in ones were not written out")),
         };
-        Ok(Self { tables_dir, targets_dir, corpus, suite: suite(suite_dir.map(|d| (d, format!("`suite =` in {shown}")))), config: Some(file.to_owned()), built_in: embedded, root })
+        Ok(Self { tables_dir, targets_dir, corpus, suite: suite(suite_env, suite_dir.map(|d| (d, format!("`suite =` in {shown}")))), config: Some(file.to_owned()), built_in: embedded, root })
     }
 
     /// The project containing `start` or one of its ancestors: the nearest folder holding a
@@ -157,13 +172,21 @@ impl Project {
     /// # Errors
     /// When no ancestor is a project, or its config is wrong ([`Self::from_config`]).
     pub fn discover(start: &Path) -> Result<Self, String> {
+        Self::discover_with(start, suite_from_env())
+    }
+
+    /// [`Self::discover`], with `suite_env` in place of the process's [`SUITE_ENV`].
+    ///
+    /// # Errors
+    /// As [`Self::discover`].
+    pub fn discover_with(start: &Path, suite_env: Option<PathBuf>) -> Result<Self, String> {
         for dir in start.ancestors() {
             let config = dir.join(CONFIG_FILE);
             if config.is_file() {
-                return Self::from_config(&config);
+                return Self::from_config_with(&config, suite_env);
             }
             if dir.join("dispositions").is_dir() && dir.join("corpus").is_dir() {
-                return Ok(Self::at(dir));
+                return Ok(Self::at_with(dir, suite_env));
             }
         }
         Err(format!(
@@ -206,11 +229,16 @@ impl Project {
     }
 }
 
-/// The suite: at `$SCHEMA_FIDELITY_JSTS` when set, else at `configured` (a folder and where it
-/// was named), else absent, saying how to name one.
-fn suite(configured: Option<(PathBuf, String)>) -> Result<Suite, String> {
-    let (root, origin) = match (std::env::var_os(SUITE_ENV), configured) {
-        (Some(p), _) => (PathBuf::from(p), format!("${SUITE_ENV}")),
+/// Where the process's [`SUITE_ENV`] puts the suite, if it is set.
+fn suite_from_env() -> Option<PathBuf> {
+    std::env::var_os(SUITE_ENV).map(PathBuf::from)
+}
+
+/// The suite: at `suite_env` (what `$SCHEMA_FIDELITY_JSTS` says) when set, else at `configured`
+/// (a folder and where it was named), else absent, saying how to name one.
+fn suite(suite_env: Option<PathBuf>, configured: Option<(PathBuf, String)>) -> Result<Suite, String> {
+    let (root, origin) = match (suite_env, configured) {
+        (Some(p), _) => (p, format!("${SUITE_ENV}")),
         (None, Some(found)) => found,
         (None, None) => {
             return Err(format!(

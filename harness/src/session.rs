@@ -93,9 +93,18 @@ pub struct Loaded {
     pub records: Records,
 }
 
-/// Load tables and corpus for `selection`.
+/// Load tables and corpus for `selection`, with the records of an earlier run read back unless
+/// the process's environment turns the caches off.
 #[must_use]
 pub fn load(project: Project, selection: &Selection) -> Loaded {
+    let keep = !matches!(std::env::var(crate::external::cache::NO_CACHE_ENV).as_deref().map(str::trim), Ok("1"));
+    load_with(project, selection, keep)
+}
+
+/// Load tables and corpus for `selection`; with `keep_records`, the records of an earlier run
+/// whose inputs are unchanged are read back ([`Records::kept_under`]), not judged again.
+#[must_use]
+pub fn load_with(project: Project, selection: &Selection, keep_records: bool) -> Loaded {
     let mut tables = Vec::new();
     let dirs = table::Dirs::of(&project);
     for path in project.table_files() {
@@ -137,9 +146,6 @@ pub fn load(project: Project, selection: &Selection) -> Loaded {
             c.file = project.relative(&c.file).to_owned();
         }
     }
-    // Records whose inputs have not changed since an earlier run are read back, not judged again
-    // (`records::kept`), unless the caches are off.
-    let keep = !matches!(std::env::var(crate::external::cache::NO_CACHE_ENV).as_deref().map(str::trim), Ok("1"));
-    let records = if keep { Records::kept_under(&project.root) } else { Records::default() };
+    let records = if keep_records { Records::kept_under(&project.root) } else { Records::default() };
     Loaded { project, env, tables, cases, corpus_errors, records }
 }

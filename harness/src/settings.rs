@@ -27,6 +27,8 @@
 //! a budget other than its default, witness settings, a shorter adapter timeout (a slow answer
 //! becomes a fault) and strict protocol checking. `report` refuses to write while any is set.
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::budget::Budgets;
@@ -86,6 +88,13 @@ pub struct Settings {
     pub mcp_timeout: Duration,
     /// The step at which `report` pauses ([`TEST_PAUSE_ENV`]).
     pub test_pause: Option<String>,
+    /// Where the JSON-Schema-Test-Suite is, when [`crate::project::SUITE_ENV`] names it (it wins
+    /// over `suite =` in the config).
+    pub suite: Option<PathBuf>,
+    /// [`BLESS_ENV`] asks the ratchet to rewrite the committed reports.
+    pub bless: bool,
+    /// `CI` is set: the committed reports are never rewritten there.
+    pub on_ci: bool,
     /// `SCHEMA_FIDELITY_*` variables no setting reads, for a note.
     pub unknown: Vec<String>,
 }
@@ -97,13 +106,24 @@ impl Settings {
     /// Every variable that is set to a value it cannot take, one per line, each named with what
     /// it takes.
     pub fn from_env() -> Result<Self, String> {
-        let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+        Self::from_vars(std::env::vars_os().filter_map(|(name, value)| Some((name.into_string().ok()?, value.to_string_lossy().into_owned()))))
+    }
+
+    /// Every setting from `vars`, an environment given as (name, value) pairs: what
+    /// [`Self::from_env`] reads from the process, and what a command run in process
+    /// ([`crate::cli`]) is given instead.
+    ///
+    /// # Errors
+    /// As [`Self::from_env`].
+    pub fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> Result<Self, String> {
+        let vars: BTreeMap<String, String> = vars.into_iter().collect();
+        let var = |name: &str| vars.get(name).cloned();
         let mut problems = Vec::new();
         let budgets = Budgets::from_vars(var).unwrap_or_else(|e| {
             problems.push(e);
             Budgets::default()
         });
-        let mut witness = witness::Settings::from_env();
+        let mut witness = witness::Settings::from_vars(var);
         witness.time_budget = Duration::from_secs(budgets.get(&crate::budget::TRIAL_SECONDS));
         if let Some(invalid) = &witness.invalid {
             problems.push(invalid.clone());
@@ -135,23 +155,25 @@ impl Settings {
         let strict = switch(external::protocol::STRICT_ENV);
         let no_cache = switch(external::cache::NO_CACHE_ENV);
         let no_install = switch(external::setup::NO_INSTALL_ENV);
-        let _ = switch(BLESS_ENV);
+        let bless = switch(BLESS_ENV);
         let test_pause = var(TEST_PAUSE_ENV).filter(|s| !s.is_empty());
         if let Some(step) = &test_pause
             && !PAUSE_STEPS.contains(&step.as_str())
         {
             problems.push(format!("{TEST_PAUSE_ENV}={step:?} is not one of {}", PAUSE_STEPS.join(", ")));
         }
-        let mut unknown: Vec<String> = std::env::vars_os()
-            .filter_map(|(name, _)| name.into_string().ok())
-            .filter(|name| name.starts_with(PREFIX) && !KNOWN.contains(&name.as_str()) && !crate::budget::ALL.iter().any(|b| b.env == name))
+        let unknown: Vec<String> = vars
+            .keys()
+            .filter(|name| name.starts_with(PREFIX) && !KNOWN.contains(&name.as_str()) && !crate::budget::ALL.iter().any(|b| b.env == name.as_str()))
+            .cloned()
             .collect();
-        unknown.sort();
+        let suite = var(crate::project::SUITE_ENV).map(PathBuf::from);
+        let on_ci = vars.contains_key("CI");
         if !problems.is_empty() {
             return Err(problems.join("\n"));
         }
         let adapters = external::Config { request_timeout, start_timeout, strict, cache: !no_cache, install: !no_install, ..defaults };
-        Ok(Self { budgets, witness, adapters, mcp_timeout, test_pause, unknown })
+        Ok(Self { budgets, witness, adapters, mcp_timeout, test_pause, suite, bless, on_ci, unknown })
     }
 
     /// A note per unknown `SCHEMA_FIDELITY_*` variable, with the nearest known name.

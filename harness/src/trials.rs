@@ -156,12 +156,17 @@ fn reports_trial(loaded: &Arc<Loaded>, resolver: &Resolver) -> Trial {
     let (loaded, resolver) = (loaded.clone(), resolver.clone());
     Trial::test(REPORTS_TRIAL, move || {
         let project = &loaded.project;
-        let bless = crate::report::bless_requested()?;
+        // Every setting, as `report` reads them; an invalid one departs from the defaults.
+        let settings = crate::settings::Settings::from_env();
+        let bless = match &settings {
+            Ok(settings) => crate::report::bless_requested(settings)?,
+            Err(_) => std::env::var_os(crate::settings::BLESS_ENV).is_some_and(|v| !v.is_empty() && v != "0"),
+        };
         let unavailable: Vec<&str> =
             loaded.tables.iter().filter(|(name, _, _)| resolver(name).is_some_and(|t| t.unavailable().is_some())).map(|(n, _, _)| n.as_str()).collect();
         // Every setting that could change what the reports say (a budget, the witness settings,
         // a shorter adapter timeout), as `report` judges them; an invalid one departs too.
-        let departure = crate::settings::Settings::from_env().map_or_else(|invalid| Some(invalid.replace('\n', "; ")), |s| s.departure());
+        let departure = settings.as_ref().map_or_else(|invalid| Some(invalid.replace('\n', "; ")), crate::settings::Settings::departure);
         let tables_only = project.suite.is_err() || !unavailable.is_empty() || departure.is_some();
         if bless && let Some(settings) = &departure {
             return Err(Failed::from(format!(

@@ -10,9 +10,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, FormatSetting};
-use schema_fidelity::external;
 use schema_fidelity::project::Project;
 use schema_fidelity::session::{self, Selection};
+use schema_fidelity::settings::Settings;
 use schema_fidelity::trials;
 
 fn main() -> ExitCode {
@@ -22,9 +22,19 @@ fn main() -> ExitCode {
     if args.format.is_none() && !args.list {
         args.format = Some(FormatSetting::Terse);
     }
+    // Every setting as the CLI reads them: a variable the harness cannot use stops the run,
+    // naming it, rather than being read as its default.
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(problems) => {
+            eprintln!("error: {}", problems.replace('\n', "\nerror: "));
+            return ExitCode::FAILURE;
+        }
+    };
     let selection = Selection::from_args(&args);
-    let loaded = Arc::new(session::load(Project::at(trials::workspace_root()), &selection));
-    let resolver = session::resolver(&loaded, &external::Config::from_env());
+    let project = Project::at_with(trials::workspace_root(), settings.suite.clone());
+    let loaded = Arc::new(session::load_with(project, &selection, settings.adapters.cache));
+    let resolver = session::resolver(&loaded, &settings.adapters);
     let list = trials::build(&loaded, &resolver);
     if let Some(error) = trials::exact_miss(&args, &list, &loaded.project) {
         eprintln!("{error}");

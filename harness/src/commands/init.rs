@@ -401,14 +401,13 @@ pub fn summary(plan: &Plan) -> String {
     out
 }
 
-/// `schema-fidelity init` in the current folder: plan, write, and the summary to print.
+/// `schema-fidelity init` in `root` (the current folder): plan, write, and the summary to print.
 ///
 /// # Errors
-/// As [`plan`] and [`write`], and a current folder that cannot be read.
-pub fn command(lang: Option<Lang>, name: Option<&str>, target: Option<&str>) -> Result<String, String> {
-    let root = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    let plan = plan(&root, lang, name, target)?;
-    write(&root, &plan)?;
+/// As [`plan`] and [`write`].
+pub fn command(root: &Path, lang: Option<Lang>, name: Option<&str>, target: Option<&str>) -> Result<String, String> {
+    let plan = plan(root, lang, name, target)?;
+    write(root, &plan)?;
     Ok(summary(&plan))
 }
 

@@ -106,23 +106,6 @@ impl Default for Config {
     }
 }
 
-impl Config {
-    /// The defaults, overridden by the environment.
-    #[must_use]
-    pub fn from_env() -> Self {
-        let millis = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_millis);
-        let defaults = Self::default();
-        Self {
-            request_timeout: millis(TIMEOUT_ENV).unwrap_or(defaults.request_timeout),
-            start_timeout: millis(START_TIMEOUT_ENV).unwrap_or(defaults.start_timeout),
-            strict: protocol::strict_from_env(),
-            cache: !matches!(std::env::var(cache::NO_CACHE_ENV).as_deref().map(str::trim), Ok("1")),
-            install: !matches!(std::env::var(setup::NO_INSTALL_ENV).as_deref().map(str::trim), Ok("1")),
-            ..defaults
-        }
-    }
-}
-
 /// How to start an adapter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdapterSpec {

@@ -104,12 +104,6 @@ pub struct AdapterError {
     pub message: String,
 }
 
-/// Whether [`STRICT_ENV`] asks for strict validation.
-#[must_use]
-pub fn strict_from_env() -> bool {
-    std::env::var(STRICT_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
-}
-
 /// The members that tell the response messages apart, each the name of its `$defs` entry.
 const RESPONSE_KINDS: [&str; 5] = ["started", "unavailable", "projection", "refusal", "error"];
 

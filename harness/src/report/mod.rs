@@ -244,9 +244,12 @@ const README_TEMP_PREFIX: &str = ".README.md.schema-fidelity-";
 
 static PAUSE_AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
 
-/// Set the step at which `write` pauses (the CLI, from its settings; a test hook).
-pub fn install_test_pause(step: Option<String>) {
-    let _ = PAUSE_AT.set(step);
+/// Set the step at which `write` pauses (the CLI, from its settings; a test hook). Settled once
+/// per process: whether the process's step is now `step`.
+#[must_use]
+pub fn install_test_pause(step: Option<String>) -> bool {
+    let _ = PAUSE_AT.set(step.clone());
+    PAUSE_AT.get() == Some(&step)
 }
 
 /// A test hook: at the installed step, say so on stderr and wait to be killed (a minute at most,
@@ -556,9 +559,9 @@ pub fn write(project: &Project, generated: &Generated) -> Result<Vec<String>, St
 ///
 /// # Errors
 /// When it is set on CI (`CI` set): there the committed reports must already be current.
-pub fn bless_requested() -> Result<bool, String> {
-    let set = std::env::var(BLESS_ENV).is_ok_and(|v| !v.is_empty() && v != "0");
-    if set && std::env::var_os("CI").is_some() {
+pub fn bless_requested(settings: &crate::settings::Settings) -> Result<bool, String> {
+    let set = settings.bless;
+    if set && settings.on_ci {
         return Err(format!("{BLESS_ENV} is set but so is CI: the reports are never rewritten on CI; regenerate and commit them"));
     }
     Ok(set)

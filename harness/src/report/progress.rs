@@ -23,6 +23,12 @@ impl Progress {
         Self { enabled: std::io::stderr().is_terminal(), label: label.into(), total, done: AtomicUsize::new(0) }
     }
 
+    /// Progress on stderr when `enabled` (the caller knows whether its stderr is a terminal).
+    #[must_use]
+    pub fn new(label: impl Into<String>, total: usize, enabled: bool) -> Self {
+        Self { enabled, label: label.into(), total, done: AtomicUsize::new(0) }
+    }
+
     /// Never prints (tests, library callers).
     #[must_use]
     pub fn quiet() -> Self {

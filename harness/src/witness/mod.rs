@@ -103,21 +103,27 @@ impl Settings {
     /// Read [`SEED_ENV`], [`DRAWS_ENV`] and [`GENERATE_ENV`].
     #[must_use]
     pub fn from_env() -> Self {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// Read [`SEED_ENV`], [`DRAWS_ENV`] and [`GENERATE_ENV`] through `var`.
+    #[must_use]
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Self {
         let mut settings = Self::fixed(None, DEFAULT_DRAWS);
         let mut problems = Vec::new();
-        if let Ok(text) = std::env::var(SEED_ENV) {
+        if let Some(text) = var(SEED_ENV) {
             match parse_seed(&text) {
                 Some(seed) => settings.seed = Some(seed),
                 None => problems.push(format!("{SEED_ENV}={text:?} is not a number (decimal, or hex with 0x)")),
             }
         }
-        if let Ok(text) = std::env::var(DRAWS_ENV) {
+        if let Some(text) = var(DRAWS_ENV) {
             match text.trim().parse() {
                 Ok(draws) => settings.draws = draws,
                 Err(_) => problems.push(format!("{DRAWS_ENV}={text:?} is not a count")),
             }
         }
-        if let Ok(text) = std::env::var(GENERATE_ENV) {
+        if let Some(text) = var(GENERATE_ENV) {
             match text.trim() {
                 "own" => settings.scope = Scope::Own,
                 "all" => settings.scope = Scope::All,

@@ -3,40 +3,29 @@
 //! throwaway projects under the system temp directory, never in this repository.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_schema-fidelity");
+use crate::sf::{BIN, Run};
 
 fn repo() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     root.canonicalize().unwrap_or(root)
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn all(&self) -> String {
-        format!("exit {}\n--- stdout\n{}--- stderr\n{}", self.code, self.stdout, self.stderr)
-    }
-}
-
 fn run_in(dir: &Path, args: &[&str]) -> Run {
     run_in_with(dir, args, &[])
 }
 
+/// `schema-fidelity ARGS` in `dir`, in process (`crate::sf`).
 fn run_in_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).current_dir(dir).envs(env.iter().copied());
+    let mut env = env.to_vec();
+    // A throwaway project: no suite, so runs stay small and do not depend on the machine.
+    let no_suite = dir.join("no-suite-here");
+    let no_suite = no_suite.to_str().expect("a UTF-8 temporary path");
     if !dir.starts_with(repo()) {
-        // A throwaway project: no suite, so runs stay small and do not depend on the machine.
-        cmd.env("SCHEMA_FIDELITY_JSTS", dir.join("no-suite-here"));
+        env.push(("SCHEMA_FIDELITY_JSTS", no_suite));
     }
-    let Output { status, stdout, stderr } = cmd.output().expect("the binary runs");
-    Run { code: status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
+    crate::sf::in_process(dir, args, &env, &[])
 }
 
 fn run(args: &[&str]) -> Run {
@@ -419,12 +408,7 @@ fn report_writes_then_check_shows_a_changed_disposition_as_a_diff() {
 fn report_under_other_witness_settings_never_writes_and_checks_what_the_tables_decide() {
     let s = Scratch::new("report-settings");
     assert_eq!(s.run(&["report"]).code, 0);
-    let with_draws = |args: &[&str]| {
-        let mut cmd = Command::new(BIN);
-        cmd.args(args).current_dir(&s.0).env("SCHEMA_FIDELITY_JSTS", s.0.join("no-suite-here")).env("SCHEMA_FIDELITY_DRAWS", "3");
-        let Output { status, stdout, stderr } = cmd.output().expect("the binary runs");
-        Run { code: status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
-    };
+    let with_draws = |args: &[&str]| run_in_with(&s.0, args, &[("SCHEMA_FIDELITY_DRAWS", "3")]);
     let before = std::fs::read_to_string(s.0.join("reports/report.json")).expect("report.json written");
     let write = with_draws(&["report"]);
     assert_eq!(write.code, 2, "{}", write.all());
@@ -560,10 +544,7 @@ fn report_diff_compares_two_runs_without_running_anything() {
 
 /// `cmd` with no colour forced from the environment: output that is not a terminal.
 fn plain(dir: &Path, args: &[&str]) -> Run {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).current_dir(dir).env_remove("CLICOLOR_FORCE").env_remove("NO_COLOR");
-    let Output { status, stdout, stderr } = cmd.output().expect("the binary runs");
-    Run { code: status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
+    crate::sf::in_process(dir, args, &[], &["CLICOLOR_FORCE", "NO_COLOR"])
 }
 
 const COMMANDS: [(&str, &[&str]); 8] = [
@@ -655,9 +636,9 @@ fn completions_are_printed_for_each_shell() {
     assert!(bash.stdout.contains("--translator") && bash.stdout.contains("--format"), "options are completed too: {}", bash.all());
 }
 
-/// Run `args` in `dir` with stdout a real pipe whose reading end is closed before the command
-/// starts, as `| head` does once it has what it wants: every write the command makes fails with
-/// EPIPE, however fast it is.
+/// Run `args` in `dir` as a process with stdout a real pipe whose reading end is closed before
+/// the command starts, as `| head` does once it has what it wants: every write the command makes
+/// fails with EPIPE, however fast it is.
 fn with_closed_stdout(dir: &Path, args: &[&str]) -> Run {
     let (reader, writer) = std::io::pipe().expect("a pipe");
     drop(reader);
@@ -670,11 +651,33 @@ fn with_closed_stdout(dir: &Path, args: &[&str]) -> Run {
     Run { code: out.status.code().unwrap_or(-1), stdout: String::new(), stderr: String::from_utf8_lossy(&out.stderr).into_owned() }
 }
 
+/// A stdout whose reader has gone: every write fails as a write to a closed pipe does.
+struct ClosedPipe;
+
+impl std::io::Write for ClosedPipe {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+}
+
+/// Run `args` in process in `dir` with stdout closed ([`ClosedPipe`]).
+fn in_process_with_closed_stdout(dir: &Path, args: &[&str]) -> Run {
+    let no_suite = dir.join("no-suite-here").display().to_string();
+    let vars = vec![("SCHEMA_FIDELITY_JSTS".to_owned(), no_suite), ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default())];
+    let mut err = Vec::new();
+    let code = schema_fidelity::cli::run(std::iter::once("schema-fidelity").chain(args.iter().copied()), schema_fidelity::cli::Invocation::new(dir, vars, &mut ClosedPipe, &mut err));
+    Run { code: i32::from(code), stdout: String::new(), stderr: String::from_utf8_lossy(&err).into_owned() }
+}
+
 #[test]
 fn a_closed_stdout_ends_every_command_quietly() {
     let s = Scratch::new("closed-pipe");
     s.write("tool.json", OBJECT_SCHEMA);
-    for args in [
+    let commands = [
         &["run", "-t", "identity"][..],
         &["explain", "identity"],
         &["explain", "anthropic", "anyOf"],
@@ -682,8 +685,14 @@ fn a_closed_stdout_ends_every_command_quietly() {
         &["check", "tool.json", "--format", "json"],
         &["lint"],
         &["completions", "bash"],
-    ] {
-        let out = with_closed_stdout(&s.0, args);
+    ];
+    // Every command, in process; two of them as processes, where stdout is a real pipe and the
+    // status is the process's (the binary hands `cli::run` its stdout and exits with its status).
+    let runs = commands
+        .iter()
+        .map(|args| (*args, in_process_with_closed_stdout(&s.0, args)))
+        .chain([&["lint"][..], &["completions", "bash"]].into_iter().map(|args| (args, with_closed_stdout(&s.0, args))));
+    for (args, out) in runs {
         assert_eq!(out.code, 141, "{args:?}: a closed pipe ends with 141, like a program SIGPIPE ends: {}", out.all());
         assert!(!out.stderr.contains("panicked") && !out.stderr.contains("failed printing"), "{args:?}: no panic: {}", out.all());
         assert!(out.stderr.is_empty(), "{args:?}: nothing to say about it: {}", out.all());

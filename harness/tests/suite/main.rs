@@ -23,6 +23,7 @@ mod mcp;
 mod mutants;
 mod reports;
 mod setup;
+mod sf;
 mod shared;
 mod tables;
 mod witness;
