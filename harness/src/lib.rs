@@ -41,6 +41,7 @@
 
 pub mod attribution;
 pub mod budget;
+#[macro_use]
 pub mod cli;
 pub mod codec;
 pub mod commands;

@@ -54,19 +54,16 @@ macro_rules! tell {
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 
 use crate::diagnostic;
 use crate::project::Project;
-use crate::report::{self, check, explain, scaffold};
+use crate::commands;
+use crate::report;
 use crate::session::{self, Selection};
 use crate::settings::Settings;
-use crate::table;
-use crate::trials;
-use crate::validation::Env;
-use crate::{budget, json};
+use crate::budget;
 
 /// All is well.
 pub const EXIT_OK: u8 = 0;
@@ -128,7 +125,7 @@ impl From<String> for Stop {
 }
 
 /// The two streams of a command.
-pub struct Io<'a> {
+pub(crate) struct Io<'a> {
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
     /// The first failed write to `out`, kept: a closure that cannot return it (harvest's
@@ -141,7 +138,7 @@ impl Io<'_> {
     ///
     /// # Errors
     /// [`Stop::ClosedPipe`] on a closed stdout; any other failure as an error naming it.
-    pub fn out(&mut self, text: &str) -> Result<(), Stop> {
+    pub(crate) fn out(&mut self, text: &str) -> Result<(), Stop> {
         if let Some(kind) = self.failed {
             return Err(Self::stop(kind));
         }
@@ -159,7 +156,7 @@ impl Io<'_> {
     }
 
     /// Write `text` to stderr.
-    pub fn err(&mut self, text: &str) {
+    pub(crate) fn err(&mut self, text: &str) {
         let _ = self.err.write_all(text.as_bytes()).and_then(|()| self.err.flush());
     }
 
@@ -170,22 +167,22 @@ impl Io<'_> {
 }
 
 /// What a command runs with.
-struct Cx<'a> {
-    io: Io<'a>,
-    cwd: PathBuf,
-    settings: Settings,
-    out_terminal: bool,
-    err_terminal: bool,
+pub(crate) struct Cx<'a> {
+    pub(crate) io: Io<'a>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) settings: Settings,
+    pub(crate) out_terminal: bool,
+    pub(crate) err_terminal: bool,
 }
 
 impl Cx<'_> {
     /// A path the user gave, read from the invocation's folder (an absolute one as it is).
-    fn path(&self, given: impl AsRef<std::path::Path>) -> PathBuf {
+    pub(crate) fn path(&self, given: impl AsRef<std::path::Path>) -> PathBuf {
         self.cwd.join(given)
     }
 
     /// Progress on stderr, drawn only when stderr is a terminal.
-    fn progress(&self, label: &str, total: usize) -> report::progress::Progress {
+    pub(crate) fn progress(&self, label: &str, total: usize) -> report::progress::Progress {
         report::progress::Progress::new(label, total, self.err_terminal)
     }
 }
@@ -263,20 +260,20 @@ fn settle_process(settings: &Settings) -> Result<(), String> {
 
 fn dispatch(command: Command, cx: &mut Cx<'_>) -> Result<u8, Stop> {
     match command {
-        Command::Run { translators, verbose, coverage, junit, format } => run_command(&translators, verbose, coverage, junit.as_deref(), format == RunFormat::Github, cx),
+        Command::Run { translators, verbose, coverage, junit, format } => commands::run::command(&translators, verbose, coverage, junit.as_deref(), format == RunFormat::Github, cx),
         Command::Report { check, diff } => match diff.as_deref() {
-            Some([old]) => report_diff(old, None, cx),
-            Some([old, new]) => report_diff(old, Some(new), cx),
-            _ => report_command(check, cx),
+            Some([old]) => commands::report::diff(old, None, cx),
+            Some([old, new]) => commands::report::diff(old, Some(new), cx),
+            _ => commands::report::command(check, cx),
         },
-        Command::Explain { translator, keyword, generate } => explain_command(translator, keyword, generate, cx),
+        Command::Explain { translator, keyword, generate } => commands::explain::command(translator, keyword, generate, cx),
         Command::Check { schema, mcp, translators, format } => match mcp {
-            Some(command) => mcp_check_command(&command, &translators, format == Format::Json, cx),
-            None => check_command(&schema.unwrap_or_default(), &translators, format == Format::Json, cx),
+            Some(command) => commands::check::mcp_command(&command, &translators, format == Format::Json, cx),
+            None => commands::check::command(&schema.unwrap_or_default(), &translators, format == Format::Json, cx),
         },
-        Command::Harvest { servers, check } => harvest_command(servers, check, cx),
-        Command::Lint => lint(cx),
-        Command::New { name } => new_command(&name, cx),
+        Command::Harvest { servers, check } => commands::harvest::command(servers, check, cx),
+        Command::Lint => commands::lint::command(cx),
+        Command::New { name } => commands::scaffold::command(&name, cx),
         Command::Init { lang, name, target } => {
             let summary = crate::commands::init::command(&cx.cwd, lang, name.as_deref(), target.as_deref())?;
             say_part!(cx, "{summary}");
@@ -537,7 +534,7 @@ enum RunFormat {
 }
 
 /// The translators whose runtime or package is missing here, as one sentence, if any.
-fn unavailable_translators(loaded: &session::Loaded, resolver: &session::Resolver) -> Option<String> {
+pub(crate) fn unavailable_translators(loaded: &session::Loaded, resolver: &session::Resolver) -> Option<String> {
     let missing: Vec<String> = loaded
         .tables
         .iter()
@@ -547,23 +544,23 @@ fn unavailable_translators(loaded: &session::Loaded, resolver: &session::Resolve
 }
 
 /// [`EXIT_OK`] when `ok`, else [`EXIT_FINDINGS`].
-fn status(ok: bool) -> u8 {
+pub(crate) fn status(ok: bool) -> u8 {
     if ok { EXIT_OK } else { EXIT_FINDINGS }
 }
 
 /// Tables and corpus, with the records of an earlier run read back unless the caches are off
 /// (`--no-cache`).
-fn load(cx: &Cx<'_>) -> Result<session::Loaded, String> {
+pub(crate) fn load(cx: &Cx<'_>) -> Result<session::Loaded, String> {
     Ok(session::load_with(project(cx)?, &Selection::All, cx.settings.adapters.cache))
 }
 
 /// The project the invocation's folder is in.
-fn project(cx: &Cx<'_>) -> Result<Project, String> {
+pub(crate) fn project(cx: &Cx<'_>) -> Result<Project, String> {
     Project::discover_with(&cx.cwd, cx.settings.suite.clone())
 }
 
 /// An error for a translator name no table has, suggesting the nearest.
-fn unknown_translator(name: &str, known: &[&str]) -> String {
+pub(crate) fn unknown_translator(name: &str, known: &[&str]) -> String {
     let mut message = format!("no table named `{name}` (dispositions/{name}.yaml)");
     match diagnostic::nearest(name, known.iter().copied()) {
         Some(near) => message.push_str(&format!("; did you mean `{near}`?")),
@@ -573,453 +570,10 @@ fn unknown_translator(name: &str, known: &[&str]) -> String {
 }
 
 /// An error when a `--translator` name names no table.
-fn check_wanted(wanted: &[String], names: &[&str]) -> Result<(), String> {
+pub(crate) fn check_wanted(wanted: &[String], names: &[&str]) -> Result<(), String> {
     match wanted.iter().find(|name| !names.contains(&name.as_str())) {
         Some(name) => Err(unknown_translator(name, names)),
         None => Ok(()),
     }
 }
 
-const RUN_LEGEND: &str = "\
-columns: compared  cases whose instances were compared: the projection agreed with the table
-         refused   cases the translator refused where its table says it refuses (a pass: nothing to compare)
-         failed    cases where the translator breaks its table (each is listed below)
-         known     cases that reproduce a known violation the table marks, with its issue (not a failure)
-         skipped   cases not run here (e.g. a suite case the validator gets wrong); --verbose lists them
-         crashed   of the failed and known, the cases where the translator threw (a crash, not a refusal)";
-
-fn run_command(wanted: &[String], verbose: bool, coverage: bool, junit: Option<&std::path::Path>, github: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    let loaded = Arc::new(load(cx)?);
-    let resolver = session::resolver(&loaded, &cx.settings.adapters);
-    let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
-    check_wanted(wanted, &names)?;
-    let mut ok = true;
-    for e in &loaded.corpus_errors {
-        say!(cx, "corpus error: {e}");
-        ok = false;
-    }
-    if let Err(reason) = &loaded.project.suite {
-        say!(cx, "note: JSON-Schema-Test-Suite trials skipped: {reason}");
-    }
-    let selected: Vec<_> = loaded.tables.iter().filter(|(name, _, _)| wanted.is_empty() || wanted.contains(name)).collect();
-    // Columns as wide as the longest name: a long translator name must not push its row askew.
-    let width = selected.iter().map(|(name, _, _)| name.chars().count()).max().unwrap_or(0).max("translator".len());
-    let progress = cx.progress("running the contract: tables done", selected.len());
-    let mut lines = Vec::new();
-    let mut failures = Vec::new();
-    let mut unavailable: Vec<(&str, String)> = Vec::new();
-    let mut skipped_cases = Vec::new();
-    let mut total = [0usize; 6];
-    let mut ci_suites = Vec::new();
-    // The oracle runs on every thread first (the records are kept); the loop below reads them in
-    // the tables' order.
-    let runnable: Vec<(&table::Table, Arc<dyn schema_fidelity_translators::Translator>)> = selected
-        .iter()
-        .filter_map(|(name, table, _)| Some((table.as_deref()?, resolver(name)?)))
-        .filter(|(_, translator)| translator.unavailable().is_none())
-        .collect();
-    let pairs: Vec<(&table::Table, &dyn schema_fidelity_translators::Translator)> = runnable.iter().map(|(table, translator)| (*table, translator.as_ref())).collect();
-    let _ = loaded.records.of_translators(&pairs, &loaded.cases, &loaded.env, &|| {});
-    for (name, table, errors) in selected {
-        for e in errors {
-            failures.push(format!("{name}::lint\n{e}"));
-        }
-        let table_file = table.as_ref().map_or_else(|| std::path::PathBuf::from(format!("dispositions/{name}.yaml")), |t| t.file.clone());
-        let suite = |ran| report::ci::Suite { translator: name, table_file: table_file.clone(), lint: errors, ran };
-        let (Some(table), Some(translator)) = (table, resolver(name)) else {
-            failures.push(format!("{name}: no translator or no table to run"));
-            ci_suites.push(suite(report::ci::Ran::NotRun("no translator or no table to run".to_owned())));
-            progress.tick();
-            continue;
-        };
-        if let Some(reason) = translator.unavailable() {
-            lines.push(format!("{name:<width$} unavailable: {reason}"));
-            ci_suites.push(suite(report::ci::Ran::Unavailable(reason.clone())));
-            unavailable.push((name.as_str(), reason));
-            progress.tick();
-            continue;
-        }
-        let records = loaded.records.of_translator(table, translator.as_ref(), &loaded.cases, &loaded.env, &|| {});
-        let t = trials::tally(&records);
-        ci_suites.push(suite(report::ci::Ran::Trials { table, records }));
-        progress.tick();
-        let counts = [t.passed - t.refused, t.refused, t.failed.len(), t.expected.len(), t.skipped, t.crashed];
-        for (sum, n) in total.iter_mut().zip(counts) {
-            *sum += n;
-        }
-        lines.push(format!(
-            "{name:<width$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",
-            counts[0],
-            counts[1],
-            counts[2],
-            counts[3],
-            counts[4],
-            counts[5],
-            table.file.display()
-        ));
-        for (case, message) in t.failed {
-            failures.push(format!("{name}::{case}\n{message}"));
-        }
-        skipped_cases.extend(t.skipped_cases.into_iter().map(|(case, reason)| format!("{name}::{case}: {reason}")));
-    }
-    progress.finish();
-    say!(cx, "{RUN_LEGEND}\n");
-    say!(cx, "{:<width$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  table", "translator", "compared", "refused", "failed", "known", "skipped", "crashed");
-    for line in lines {
-        say!(cx, "{line}");
-    }
-    say!(cx, 
-        "{:<width$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  ({} cases per translator)",
-        "total",
-        total[0],
-        total[1],
-        total[2],
-        total[3],
-        total[4],
-        total[5],
-        loaded.cases.len()
-    );
-    if verbose {
-        if skipped_cases.is_empty() {
-            say!(cx, "\nno case was skipped");
-        } else {
-            say!(cx, "\n{} skipped case(s):", skipped_cases.len());
-            for s in &skipped_cases {
-                say!(cx, "  {s}");
-            }
-        }
-    } else if total[4] > 0 {
-        say!(cx, "\n{} case(s) skipped: `run --verbose` lists them with their reasons", total[4]);
-    }
-    let read_back = loaded.records.read_back();
-    if read_back > 0 {
-        tell!(cx, 
-            "note: {read_back} of {} trials read back from an earlier run with the same inputs (target/schema-fidelity/records); --no-cache judges every one",
-            read_back + loaded.records.made()
-        );
-    }
-    if !failures.is_empty() {
-        ok = false;
-        say!(cx, "\n{} failure(s):", failures.len());
-        for f in &failures {
-            say!(cx, "\n--- {f}");
-        }
-    }
-    // The contract was not run for these: not a success, even if all else passed, and not a
-    // failure of theirs either. (`cargo test` reports their trials as skipped instead;
-    // `--translator` selects the ones that can run.)
-    if !unavailable.is_empty() {
-        ok = false;
-        let names: Vec<&str> = unavailable.iter().map(|(n, _)| *n).collect();
-        say!(cx, "\n{} translator(s) unavailable here, so their contract was not run: {}", unavailable.len(), names.join(", "));
-    }
-    if coverage {
-        say!(cx, "\n{}", report::coverage::render(&report::coverage::coverage(&loaded.records.all())));
-    }
-    if github {
-        say_part!(cx, "{}", report::ci::github_annotations(&ci_suites));
-    }
-    if let Some(file) = junit {
-        let xml = report::ci::junit(&ci_suites).map_err(|e| format!("cannot make the JUnit document: {e}"))?;
-        report::ci::write_junit(&loaded.project.root, &cx.cwd, file, &xml)?;
-    }
-    Ok(status(ok))
-}
-
-fn report_command(check_only: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    // Refused before anything runs: reports made with other settings would say other things.
-    let departure = cx.settings.departure();
-    if let Some(set) = &departure
-        && !check_only
-    {
-        return Err(format!("{set}: the committed reports are made with the default settings; unset these to write reports/").into());
-    }
-    let loaded = load(cx)?;
-    let resolver = session::resolver(&loaded, &cx.settings.adapters);
-    if let Some(reason) = unavailable_translators(&loaded, &resolver) {
-        tell!(cx, "note: {reason}\nnote: their committed pages and report.json entries are kept as they are; set them up (README, \"External translators\") to regenerate those");
-    }
-    let generated = report::generate(&loaded, &resolver, true)?;
-    let project = &loaded.project;
-    if let Err(reason) = &project.suite {
-        tell!(cx, "note: {reason}\nnote: without the suite, the case counts and witnesses cover the own corpus only");
-    }
-    if check_only {
-        if let Some(note) = report::interrupted(project) {
-            tell!(cx, "note: {note}");
-        }
-        let tables_only = project.suite.is_err() || departure.is_some();
-        if let Some(settings) = &departure {
-            tell!(cx, "note: comparing the reports that depend on the tables alone ({settings} changes what the others hold)");
-        } else if tables_only {
-            tell!(cx, "note: comparing matrix.md and index.html only (the other reports depend on the suite)");
-        }
-        let diffs = report::differences(project, &generated, tables_only);
-        for d in &diffs {
-            say!(cx, "{d}");
-        }
-        if diffs.is_empty() {
-            say!(cx, "{}/ is current", report::REPORTS_DIR);
-        } else {
-            say!(cx, "{}/ is not current: run `schema-fidelity report` and commit the result", report::REPORTS_DIR);
-        }
-        return Ok(status(diffs.is_empty()));
-    }
-    let changed = report::write(project, &generated)?;
-    if changed.is_empty() {
-        say!(cx, "{}/ is current ({} files)", report::REPORTS_DIR, generated.files.len());
-    } else {
-        say!(cx, "wrote {} of {} files in {}/:", changed.len(), generated.files.len(), report::REPORTS_DIR);
-        for c in changed {
-            say!(cx, "  {c}");
-        }
-    }
-    Ok(EXIT_OK)
-}
-
-/// `report --diff OLD [NEW]`: compare two runs' report.json, without running anything.
-fn report_diff(old: &str, new: Option<&String>, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    let read = |path: &std::path::Path| -> Result<serde_json::Value, String> {
-        let text = budget::read_report(path, &cx.settings.budgets).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: not a report.json: {e}", path.display()))
-    };
-    let new_path = match new {
-        Some(p) => cx.path(p),
-        None => project(cx)?.root.join(report::REPORTS_DIR).join("report.json"),
-    };
-    let (o, n) = (read(&cx.path(old))?, read(&new_path)?);
-    let changes = report::compare::compare(&o, &n);
-    say_part!(cx, "{}", report::compare::render(old, &new_path.display().to_string(), &changes));
-    Ok(EXIT_OK)
-}
-
-fn explain_command(translator: String, keyword: Option<String>, generate: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    let query = explain::parse_query(&[Some(translator), keyword].into_iter().flatten().collect::<Vec<_>>())?;
-    let loaded = load(cx)?;
-    let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
-    let Some((_, table, errors)) = loaded.tables.iter().find(|(n, _, _)| *n == query.translator) else {
-        return Err(unknown_translator(&query.translator, &names).into());
-    };
-    let Some(table) = table else {
-        let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        return Err(format!("the table of `{}` does not load:\n{}", query.translator, errors.join("\n")).into());
-    };
-    let Some(key) = &query.key else {
-        say_part!(cx, "{}", explain::overview(table));
-        return Ok(EXIT_OK);
-    };
-    let rows = explain::find_rows(table, key, query.refinement.as_deref())?;
-    let translator = session::resolver(&loaded, &cx.settings.adapters)(&query.translator);
-    if let Some(reason) = translator.as_deref().and_then(|t| t.unavailable()) {
-        tell!(cx, "note: `{}` is unavailable here, so its cases are not run: {reason}", query.translator);
-    }
-    let witnesses = if generate { explain::Witnesses::Generate } else { explain::Witnesses::Recorded };
-    let text = explain::explain(table, &rows, translator.as_deref(), &loaded.cases, &loaded.records, &loaded.env, witnesses, true);
-    say_part!(cx, "{text}");
-    Ok(EXIT_OK)
-}
-
-/// The tables `check` runs, each with its translator.
-type CheckTargets = Vec<(table::Table, Arc<dyn schema_fidelity_translators::Translator>)>;
-
-/// The tables and translators `check` runs: every one, or those `wanted`.
-fn check_targets(wanted: &[String], cx: &mut Cx<'_>) -> Result<CheckTargets, Stop> {
-    let project = project(cx)?;
-    let tables = check::load_tables(&project);
-    let names: Vec<&str> = tables.iter().map(|(n, _, _)| n.as_str()).collect();
-    check_wanted(wanted, &names)?;
-    let resolver = session::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &cx.settings.adapters);
-    let mut selected = Vec::new();
-    for (name, table, errors) in tables {
-        if !wanted.is_empty() && !wanted.contains(&name) {
-            continue;
-        }
-        match (table, resolver(&name)) {
-            (Some(table), Some(translator)) => {
-                if !errors.is_empty() {
-                    tell!(cx, "note: dispositions/{name}.yaml has {} lint problem(s); `schema-fidelity lint` lists them", errors.len());
-                }
-                selected.push((table, translator));
-            }
-            (None, _) => tell!(cx, "note: skipping `{name}`: its table does not load (`schema-fidelity lint`)"),
-            (_, None) => tell!(cx, "note: skipping `{name}`: no translator of that name is known"),
-        }
-    }
-    Ok(selected)
-}
-
-fn check_command(file: &str, wanted: &[String], json: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    let budgets = &cx.settings.budgets.clone();
-    let text = budget::read_text(&cx.path(file), budgets).map_err(|e| format!("{file}: {e}"))?;
-    let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
-
-    let selected = check_targets(wanted, cx)?;
-    let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
-    let report = check::check(file, &schema, &targets, &Env::default(), budgets)?;
-    if json {
-        let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
-        cx.io.out(&(crate::terminal::sanitize_json(&out) + "\n"))?;
-    } else {
-        say_part!(cx, "{}", check::render_text(&report));
-    }
-    Ok(match report.outcome() {
-        check::CheckOutcome::Clean => EXIT_OK,
-        check::CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
-        check::CheckOutcome::Findings => EXIT_FINDINGS,
-    })
-}
-
-/// `check --mcp COMMAND`: every tool the server lists, against every translator (or `wanted`).
-fn mcp_check_command(command: &str, wanted: &[String], json: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    use crate::mcp;
-    let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
-    if argv.is_empty() {
-        return Err("--mcp needs a command to start the server".to_owned().into());
-    }
-    let selected = check_targets(wanted, cx)?;
-    let targets: Vec<check::Target<'_>> = selected.iter().map(|(table, translator)| check::Target { table, translator: translator.as_ref() }).collect();
-    let cwd = cx.cwd.clone();
-    let launch = mcp::client::Launch { command: &argv, cwd: &cwd, env: None, timeout: cx.settings.mcp_timeout };
-    let progress = std::sync::OnceLock::new();
-    let err_terminal = cx.err_terminal;
-    let tick = |total: usize| progress.get_or_init(|| report::progress::Progress::new("checking tools", total, err_terminal)).tick();
-    let result = mcp::check::check_server(&launch, &targets, &Env::default(), &cx.settings.budgets, &tick).map_err(|e| e.to_string());
-    if let Some(p) = progress.get() {
-        p.finish();
-    }
-    let result = result?;
-    if json {
-        let out = serde_json::to_string_pretty(&result).map_err(|e| format!("cannot serialize the result: {e}"))?;
-        cx.io.out(&(crate::terminal::sanitize_json(&out) + "\n"))?;
-    } else {
-        say_part!(cx, "{}", mcp::check::render_text(&result));
-    }
-    Ok(match result.outcome() {
-        check::CheckOutcome::Clean => EXIT_OK,
-        check::CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
-        check::CheckOutcome::Findings => EXIT_FINDINGS,
-    })
-}
-
-/// `harvest`: corpus/mcp/ from the pinned MCP servers.
-fn harvest_command(servers: Vec<String>, check_only: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    use crate::mcp::harvest::{self, Outcome};
-    let project = project(cx)?;
-    let options = harvest::Options { servers, check: check_only, timeout: cx.settings.mcp_timeout };
-    let mut ok = true;
-    let stale = harvest::harvest(&project.root, &options, &mut |name, outcome| {
-        let said = match outcome {
-            Outcome::Unchanged { tools, cases } => format!("{tools} tools, {cases} cases: unchanged"),
-            Outcome::Written { tools, cases } => format!("{tools} tools, {cases} cases: written"),
-            Outcome::Differs { tools, cases } => format!("{tools} tools, {cases} cases: differs from the committed file"),
-            Outcome::Failed(why) => format!("failed: {why}"),
-        };
-        ok &= matches!(outcome, Outcome::Unchanged { .. } | Outcome::Written { .. });
-        // A closed stdout stops nothing here: the command ends with it once the harvest returns.
-        let _ = cx.io.out(&(crate::terminal::sanitize(&format!("{name}: {said}")) + "\n"));
-    })?;
-    for file in &stale {
-        ok &= !check_only;
-        say!(cx, "{file}: no server of the manifest writes it{}", if check_only { "" } else { ": removed" });
-    }
-    Ok(status(ok))
-}
-
-fn lint(cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    let loaded = load(cx)?;
-    let budgets = &cx.settings.budgets;
-    // What the `TRANSLATOR::lint` trials of `cargo test` reject, first: the table's own findings
-    // and a translator no one provides. Every file is read; a file that does not parse is one
-    // problem (its line), and the other files are still checked.
-    let resolver = session::resolver(&loaded, &cx.settings.adapters);
-    let mut problems = 0;
-    for (name, table, errors) in &loaded.tables {
-        for e in errors {
-            say!(cx, "{e}");
-            problems += 1;
-        }
-        if resolver(name).is_none() {
-            say!(cx, "{}", trials::no_translator_message(name));
-            problems += 1;
-        }
-        // What `run` would trip over: a grammar that does not compile, a `run:` program that
-        // cannot start, a name the reports take.
-        let runnable = match table {
-            Some(table) => {
-                let text = budget::read_text(&loaded.project.root.join(&table.file), budgets).unwrap_or_default();
-                table::lint_runnable(table, &text, &loaded.project.root, report::RESERVED_NAMES)
-            }
-            None if report::RESERVED_NAMES.contains(&name.as_str()) => {
-                vec![diagnostic::TableError { file: format!("dispositions/{name}.yaml").into(), line: None, message: format!("`{name}` is a name the reports use for themselves; rename the translator") }]
-            }
-            None => Vec::new(),
-        };
-        for e in runnable {
-            say!(cx, "{e}");
-            problems += 1;
-        }
-    }
-    // What `init` left to fill in: its marker in the config, the adapters `run:` names, the workflow.
-    for e in crate::commands::init::leftover_markers(&loaded.project.root, loaded.tables.iter().filter_map(|(_, table, _)| table.as_deref())) {
-        say!(cx, "{e}");
-        problems += 1;
-    }
-    for e in &loaded.corpus_errors {
-        say!(cx, "{e}");
-        problems += 1;
-    }
-    // The pins of the harvested MCP servers (their files are corpus files, checked above).
-    for e in crate::mcp::manifest::lint(&loaded.project.root) {
-        say!(cx, "{e}");
-        problems += 1;
-    }
-    // What every trial of an own case checks first: the schema compiles, the instances have the
-    // validity they claim.
-    for case in loaded.cases.iter().filter(|c| c.origin == crate::corpus::Origin::Own) {
-        if let Err(e) = crate::corpus::check_case(case, &loaded.env) {
-            say!(cx, "{e}");
-            problems += 1;
-        }
-    }
-    say!(cx, "{} table(s), {} case(s), {problems} problem(s)", loaded.tables.len(), loaded.cases.len());
-    Ok(status(problems == 0))
-}
-
-fn new_command(name: &str, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    scaffold::check_name(name)?;
-    let project = project(cx)?;
-    let path = project.dispositions_dir().join(format!("{name}.yaml"));
-    let shown = project.relative(&path).display().to_string();
-    let exists = || format!("{shown} already exists; `new` never overwrites a table (edit it, or remove it first)");
-    if std::fs::symlink_metadata(&path).is_ok() {
-        return Err(exists().into());
-    }
-    let dir = project.dispositions_dir();
-    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(format!("{}: is a symbolic link; `new` writes only into a real dispositions/ directory of the project", project.relative(&dir).display()).into());
-    }
-    // Whole or not at all: written beside it, then linked into place, which never replaces a
-    // file (nor follows a link) that appeared meanwhile.
-    let temp = dir.join(format!(".{name}.yaml.schema-fidelity-{}.tmp", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(scaffold::scaffold(name).as_bytes()).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::hard_link(&temp, &path));
-    let _ = std::fs::remove_file(&temp);
-    match written {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && std::fs::symlink_metadata(&path).is_ok() => return Err(exists().into()),
-        Err(e) => return Err(format!("{shown}: cannot write: {e}").into()),
-    }
-    say!(cx, "wrote {shown}: every row says `disposition: TODO`, and so do `description:`, `source:`, `run:` and `install:`.");
-    say!(cx, "Fill each in with what the translator really does; `schema-fidelity lint` lists what is left.");
-    say!(cx, "An external translator: write its adapter and point `run:` at it (README, \"Onboarding a translator\").");
-    say!(cx, "A built-in one: delete `run:` and `install:` and name it `{name}` in translators/src/builtin/.");
-    say!(cx, "Then `schema-fidelity run -t {name}`, and `schema-fidelity report` to regenerate reports/ before committing.");
-    if cx.out_terminal {
-        say!(cx, "See CONTRACT.md, section 2, for the dispositions.");
-    }
-    Ok(EXIT_OK)
-}

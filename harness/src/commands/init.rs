@@ -26,7 +26,7 @@ use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::diagnostic::TableError;
-use crate::report::scaffold::{self, Header};
+use crate::commands::scaffold::{self, Header};
 use crate::table::Table;
 
 /// The marker `init` leaves on each line still to be filled in (and `lint` looks for).

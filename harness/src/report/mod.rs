@@ -18,16 +18,13 @@
 //! [`BLESS_ENV`] rewrites them instead (never on CI). Everything here is deterministic: no
 //! timestamps, sorted inputs, stable witness choice.
 //!
-//! The CLI's other commands for people live here too: [`check`] (what each translator does to a
-//! user's schema), [`explain`] (one row in words) and [`scaffold`] (a new table to fill in).
+//! The commands that read what is here (`check`, `explain`, `new`) are in [`crate::commands`].
 
 pub mod anchor;
-pub mod check;
 pub mod ci;
 pub mod coverage;
 pub mod compare;
 pub mod diff;
-pub mod explain;
 pub mod families;
 pub mod headline;
 pub mod matrix;
@@ -36,8 +33,7 @@ pub mod pages;
 pub mod pairs;
 pub mod progress;
 pub mod real_tools;
-pub mod scaffold;
-mod text;
+pub(crate) mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;

@@ -27,7 +27,7 @@ pub(super) fn truncate(s: &str, max: usize) -> String {
 
 /// A JSON value on one line, cut to [`MAX_INLINE`].
 #[must_use]
-pub(super) fn json_inline(v: &Value) -> String {
+pub(crate) fn json_inline(v: &Value) -> String {
     truncate(&v.to_string(), MAX_INLINE)
 }
 

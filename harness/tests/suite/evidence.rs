@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use schema_fidelity::budget::Budgets;
 use schema_fidelity::corpus::Case;
-use schema_fidelity::report::check::{self, CheckVerdict, Target, TranslatorCheck};
+use schema_fidelity::commands::check::{self, CheckVerdict, Target, TranslatorCheck};
 use schema_fidelity::session::Loaded;
 use schema_fidelity::trials;
 use schema_fidelity::validation::Env;

@@ -11,17 +11,19 @@
 //! witness generator on for every case, suite cases included, so an approximation nobody wrote
 //! an instance for still shows what it lets through, if a draw can show it.
 
+use crate::cli::{Cx, EXIT_OK, Stop, load, unknown_translator};
+use crate::session;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 use schema_fidelity_translators::Translator;
 use schema_fidelity_translators::vocabulary::{self, BOOLEAN_SUBSCHEMAS};
 
-use super::anchor;
-use super::model::{self, RowKey, RowReport, WitnessReport};
+use crate::report::anchor;
+use crate::report::model::{self, RowKey, RowReport, WitnessReport};
 use crate::records::{Record, Records};
-use super::progress::Progress;
-use super::text::json_inline;
+use crate::report::progress::Progress;
+use crate::report::text::json_inline;
 use crate::corpus::Case;
 use crate::diagnostic;
 use crate::table::{Row, Table};
@@ -297,4 +299,32 @@ fn generated_witness(table: &Table, row: &Row, translator: &dyn Translator, usin
     let env = Env { name_rows: true, witness, ..env.clone() };
     let runs: Vec<Arc<Record>> = using.iter().take(CASES_REGENERATED).map(|run| Arc::new(Record::make(table, translator, &run.case, &env))).collect();
     model::select_witness(table, row, &runs)
+}
+
+// ---- the command -------------------------------------------------------------------------------
+
+pub(crate) fn command(translator: String, keyword: Option<String>, generate: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
+    let query = parse_query(&[Some(translator), keyword].into_iter().flatten().collect::<Vec<_>>())?;
+    let loaded = load(cx)?;
+    let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
+    let Some((_, table, errors)) = loaded.tables.iter().find(|(n, _, _)| *n == query.translator) else {
+        return Err(unknown_translator(&query.translator, &names).into());
+    };
+    let Some(table) = table else {
+        let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        return Err(format!("the table of `{}` does not load:\n{}", query.translator, errors.join("\n")).into());
+    };
+    let Some(key) = &query.key else {
+        say_part!(cx, "{}", overview(table));
+        return Ok(EXIT_OK);
+    };
+    let rows = find_rows(table, key, query.refinement.as_deref())?;
+    let translator = session::resolver(&loaded, &cx.settings.adapters)(&query.translator);
+    if let Some(reason) = translator.as_deref().and_then(|t| t.unavailable()) {
+        tell!(cx, "note: `{}` is unavailable here, so its cases are not run: {reason}", query.translator);
+    }
+    let witnesses = if generate { Witnesses::Generate } else { Witnesses::Recorded };
+    let text = explain(table, &rows, translator.as_deref(), &loaded.cases, &loaded.records, &loaded.env, witnesses, true);
+    say_part!(cx, "{text}");
+    Ok(EXIT_OK)
 }

@@ -18,6 +18,11 @@
 //! against each table, drawing instances with the witness generator as for every corpus case. So
 //! `check` says exactly what `cargo test` would say if the schema were a corpus case.
 
+use std::sync::Arc;
+
+use crate::cli::{Cx, EXIT_DECLARED_LOSS, EXIT_FINDINGS, EXIT_OK, Stop, check_wanted, project};
+use crate::json;
+use crate::session;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -27,7 +32,7 @@ use schema_fidelity_translators::{Outcome, Translator};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::anchor;
+use crate::report::anchor;
 use crate::budget::{self, Budgets};
 use crate::corpus::{Case, Instance, Origin};
 use crate::deviation::Direction;
@@ -739,11 +744,11 @@ fn compact_diff(source: &Value, projection: &Value, limit: usize) -> Option<Vec<
                                 return false;
                             }
                         }
-                        None => out.push(format!("- {p}: {}", super::text::json_inline(v))),
+                        None => out.push(format!("- {p}: {}", crate::report::text::json_inline(v))),
                     }
                 }
                 for (k, w) in y.iter().filter(|(k, _)| !x.contains_key(*k)) {
-                    out.push(format!("+ {at}/{}: {}", k.replace('~', "~0").replace('/', "~1"), super::text::json_inline(w)));
+                    out.push(format!("+ {at}/{}: {}", k.replace('~', "~0").replace('/', "~1"), crate::report::text::json_inline(w)));
                 }
             }
             (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
@@ -754,7 +759,7 @@ fn compact_diff(source: &Value, projection: &Value, limit: usize) -> Option<Vec<
                 }
             }
             _ if a == b => {}
-            _ => out.push(format!("~ {}: {} -> {}", if at.is_empty() { "(root)" } else { at }, super::text::json_inline(a), super::text::json_inline(b))),
+            _ => out.push(format!("~ {}: {} -> {}", if at.is_empty() { "(root)" } else { at }, crate::report::text::json_inline(a), crate::report::text::json_inline(b))),
         }
         out.len() <= limit
     }
@@ -828,7 +833,7 @@ pub fn render_text(report: &CheckReport) -> String {
                         }
                     }
                     None => {
-                        let _ = writeln!(s, "    projection: {}", super::text::json_inline(p));
+                        let _ = writeln!(s, "    projection: {}", crate::report::text::json_inline(p));
                     }
                 }
             }
@@ -839,7 +844,7 @@ pub fn render_text(report: &CheckReport) -> String {
                 s,
                 "    witness ({}): {}{model} -- the schema {} it, the projection {} it",
                 w.direction,
-                super::text::json_inline(&w.instance),
+                crate::report::text::json_inline(&w.instance),
                 if w.schema_accepts { "accepts" } else { "rejects" },
                 if w.projection_accepts { "accepts" } else { "rejects" },
             );
@@ -900,6 +905,90 @@ pub fn render_text(report: &CheckReport) -> String {
         }
     );
     s
+}
+
+// ---- the command -------------------------------------------------------------------------------
+
+/// The tables `check` runs, each with its translator.
+type CheckTargets = Vec<(table::Table, Arc<dyn schema_fidelity_translators::Translator>)>;
+
+/// The tables and translators `check` runs: every one, or those `wanted`.
+fn check_targets(wanted: &[String], cx: &mut Cx<'_>) -> Result<CheckTargets, Stop> {
+    let project = project(cx)?;
+    let tables = load_tables(&project);
+    let names: Vec<&str> = tables.iter().map(|(n, _, _)| n.as_str()).collect();
+    check_wanted(wanted, &names)?;
+    let resolver = session::resolver_for(&project.root, tables.iter().filter_map(|(_, t, _)| t.as_ref()), &cx.settings.adapters);
+    let mut selected = Vec::new();
+    for (name, table, errors) in tables {
+        if !wanted.is_empty() && !wanted.contains(&name) {
+            continue;
+        }
+        match (table, resolver(&name)) {
+            (Some(table), Some(translator)) => {
+                if !errors.is_empty() {
+                    tell!(cx, "note: dispositions/{name}.yaml has {} lint problem(s); `schema-fidelity lint` lists them", errors.len());
+                }
+                selected.push((table, translator));
+            }
+            (None, _) => tell!(cx, "note: skipping `{name}`: its table does not load (`schema-fidelity lint`)"),
+            (_, None) => tell!(cx, "note: skipping `{name}`: no translator of that name is known"),
+        }
+    }
+    Ok(selected)
+}
+
+pub(crate) fn command(file: &str, wanted: &[String], json: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
+    let budgets = &cx.settings.budgets.clone();
+    let text = budget::read_text(&cx.path(file), budgets).map_err(|e| format!("{file}: {e}"))?;
+    let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
+
+    let selected = check_targets(wanted, cx)?;
+    let targets: Vec<Target<'_>> = selected.iter().map(|(table, translator)| Target { table, translator: translator.as_ref() }).collect();
+    let report = check(file, &schema, &targets, &Env::default(), budgets)?;
+    if json {
+        let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
+        cx.io.out(&(crate::terminal::sanitize_json(&out) + "\n"))?;
+    } else {
+        say_part!(cx, "{}", render_text(&report));
+    }
+    Ok(match report.outcome() {
+        CheckOutcome::Clean => EXIT_OK,
+        CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
+        CheckOutcome::Findings => EXIT_FINDINGS,
+    })
+}
+
+/// `check --mcp COMMAND`: every tool the server lists, against every translator (or `wanted`).
+pub(crate) fn mcp_command(command: &str, wanted: &[String], json: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
+    use crate::mcp;
+    let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+    if argv.is_empty() {
+        return Err("--mcp needs a command to start the server".to_owned().into());
+    }
+    let selected = check_targets(wanted, cx)?;
+    let targets: Vec<Target<'_>> = selected.iter().map(|(table, translator)| Target { table, translator: translator.as_ref() }).collect();
+    let cwd = cx.cwd.clone();
+    let launch = mcp::client::Launch { command: &argv, cwd: &cwd, env: None, timeout: cx.settings.mcp_timeout };
+    let progress = std::sync::OnceLock::new();
+    let err_terminal = cx.err_terminal;
+    let tick = |total: usize| progress.get_or_init(|| crate::report::progress::Progress::new("checking tools", total, err_terminal)).tick();
+    let result = mcp::check::check_server(&launch, &targets, &Env::default(), &cx.settings.budgets, &tick).map_err(|e| e.to_string());
+    if let Some(p) = progress.get() {
+        p.finish();
+    }
+    let result = result?;
+    if json {
+        let out = serde_json::to_string_pretty(&result).map_err(|e| format!("cannot serialize the result: {e}"))?;
+        cx.io.out(&(crate::terminal::sanitize_json(&out) + "\n"))?;
+    } else {
+        say_part!(cx, "{}", mcp::check::render_text(&result));
+    }
+    Ok(match result.outcome() {
+        CheckOutcome::Clean => EXIT_OK,
+        CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
+        CheckOutcome::Findings => EXIT_FINDINGS,
+    })
 }
 
 #[cfg(test)]

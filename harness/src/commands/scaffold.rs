@@ -8,11 +8,14 @@
 //! `schema-fidelity init` writes the same rows under a header of its own (an external translator
 //! whose adapter it writes too: [`crate::commands::init`]), through [`scaffold_with`].
 
+use std::io::Write as _;
+
+use crate::cli::{Cx, EXIT_OK, Stop, project};
 use std::fmt::Write as _;
 
 use schema_fidelity_translators::vocabulary::{BOOLEAN_SUBSCHEMAS, DRAFT_2020_12};
 
-use super::RESERVED_NAMES;
+use crate::report::RESERVED_NAMES;
 
 /// Whether `name` can name a translator: lower-case ASCII letters, digits and `-`, starting with a
 /// letter (it becomes a file name, a report page and part of every citation).
@@ -146,6 +149,47 @@ pub fn scaffold_with(name: &str, header: &Header) -> String {
 /// Quote keys YAML would read as something other than a plain string.
 fn yaml_key(k: &str) -> String {
     if k.starts_with('$') || k == "true" || k == "false" { format!("\"{k}\"") } else { k.to_owned() }
+}
+
+// ---- the command -------------------------------------------------------------------------------
+
+pub(crate) fn command(name: &str, cx: &mut Cx<'_>) -> Result<u8, Stop> {
+    check_name(name)?;
+    let project = project(cx)?;
+    let path = project.dispositions_dir().join(format!("{name}.yaml"));
+    let shown = project.relative(&path).display().to_string();
+    let exists = || format!("{shown} already exists; `new` never overwrites a table (edit it, or remove it first)");
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(exists().into());
+    }
+    let dir = project.dispositions_dir();
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(format!("{}: is a symbolic link; `new` writes only into a real dispositions/ directory of the project", project.relative(&dir).display()).into());
+    }
+    // Whole or not at all: written beside it, then linked into place, which never replaces a
+    // file (nor follows a link) that appeared meanwhile.
+    let temp = dir.join(format!(".{name}.yaml.schema-fidelity-{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(scaffold(name).as_bytes()).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::hard_link(&temp, &path));
+    let _ = std::fs::remove_file(&temp);
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && std::fs::symlink_metadata(&path).is_ok() => return Err(exists().into()),
+        Err(e) => return Err(format!("{shown}: cannot write: {e}").into()),
+    }
+    say!(cx, "wrote {shown}: every row says `disposition: TODO`, and so do `description:`, `source:`, `run:` and `install:`.");
+    say!(cx, "Fill each in with what the translator really does; `schema-fidelity lint` lists what is left.");
+    say!(cx, "An external translator: write its adapter and point `run:` at it (README, \"Onboarding a translator\").");
+    say!(cx, "A built-in one: delete `run:` and `install:` and name it `{name}` in translators/src/builtin/.");
+    say!(cx, "Then `schema-fidelity run -t {name}`, and `schema-fidelity report` to regenerate reports/ before committing.");
+    if cx.out_terminal {
+        say!(cx, "See CONTRACT.md, section 2, for the dispositions.");
+    }
+    Ok(EXIT_OK)
 }
 
 #[cfg(test)]
