@@ -4,7 +4,6 @@
 //! on evidence named (each once misjudged at the default settings).
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -16,8 +15,6 @@ use schema_fidelity::trials;
 use schema_fidelity::validation::Env;
 use schema_fidelity_translators::builtin;
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_schema-fidelity");
 
 fn repo() -> PathBuf {
     trials::workspace_root()
@@ -40,16 +37,12 @@ fn check_cli(schema: &Value, translator: &str, env: &[(&str, &str)]) -> Value {
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     let file = dir.join("schema.json");
     std::fs::write(&file, schema.to_string()).expect("write the schema");
-    let mut cmd = Command::new(BIN);
-    cmd.args(["check", file.to_str().expect("utf-8 path"), "--format", "json", "--translator", translator]).current_dir(repo());
+    let file_arg = file.to_str().expect("utf-8 path");
     // The default settings, whatever the caller's environment says.
-    for var in ["SCHEMA_FIDELITY_DRAWS", "SCHEMA_FIDELITY_SEED", "SCHEMA_FIDELITY_WITNESS_BUDGET_MS"] {
-        cmd.env_remove(var);
-    }
-    cmd.envs(env.iter().copied());
-    let out = cmd.output().expect("the binary runs");
+    let unset = ["SCHEMA_FIDELITY_DRAWS", "SCHEMA_FIDELITY_SEED", "SCHEMA_FIDELITY_WITNESS_BUDGET_MS"];
+    let out = crate::sf::in_process(&repo(), &["check", file_arg, "--format", "json", "--translator", translator], env, &unset);
     let _ = std::fs::remove_dir_all(&dir);
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("stdout is JSON ({e}): {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("stdout is JSON ({e}): {}", out.all()))
 }
 
 fn only(report: &Value) -> &Value {

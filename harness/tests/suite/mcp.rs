@@ -8,7 +8,6 @@
 //! under CI, where they must run.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use schema_fidelity::corpus;
@@ -17,28 +16,17 @@ use schema_fidelity::mcp::harvest::{self, HarvestFile};
 use schema_fidelity::mcp::manifest;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_schema-fidelity");
 
 fn repo() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     root.canonicalize().unwrap_or(root)
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use crate::sf::Run;
 
-impl Run {
-    fn all(&self) -> String {
-        format!("exit {}\n--- stdout\n{}--- stderr\n{}", self.code, self.stdout, self.stderr)
-    }
-}
-
+/// `schema-fidelity ARGS` in `dir`, in process (`crate::sf`).
 fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let Output { status, stdout, stderr } = Command::new(BIN).args(args).current_dir(dir).envs(env.iter().copied()).output().expect("the binary runs");
-    Run { code: status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
+    crate::sf::in_process(dir, args, env, &[])
 }
 
 /// The harvested files of the project at `root`, as (id, path).
