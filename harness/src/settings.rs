@@ -8,7 +8,7 @@
 //!
 //! | variable | what | read by |
 //! |---|---|---|
-//! | `SCHEMA_FIDELITY_MAX_*` | the budgets ([`budget`]), each from 1 to its hard ceiling | every command |
+//! | `SCHEMA_FIDELITY_MAX_*` | the budgets ([`crate::budget`]), each from 1 to its hard ceiling | every command |
 //! | `SCHEMA_FIDELITY_SEED`, `_DRAWS`, `_GENERATE` | the witness search ([`witness::Settings`]); draws at most [`MAX_DRAWS`] | `run`, `report`, `explain`, `check` |
 //! | `SCHEMA_FIDELITY_ADAPTER_TIMEOUT_MS`, `_ADAPTER_START_TIMEOUT_MS` | adapter timeouts, 1 to [`MAX_TIMEOUT_MS`] | every command that runs an adapter |
 //! | `SCHEMA_FIDELITY_MCP_TIMEOUT_MS` | how long an MCP server may take to answer (`harvest`, `check --mcp`), 1 to [`MAX_TIMEOUT_MS`] | those two |

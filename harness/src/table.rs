@@ -366,11 +366,6 @@ impl Table {
         out
     }
 
-    /// The rows keyed by `keyword` (base and refinements).
-    #[must_use]
-    pub fn rows_of(&self, keyword: &str) -> Vec<&Row> {
-        self.rows().into_iter().filter(|r| r.id.keyword == keyword).collect()
-    }
 }
 
 // ---- loading -------------------------------------------------------------------------------
@@ -1349,7 +1344,7 @@ pub enum IssueRef {
 
 /// The reference at the start of `issue`, if it starts with one.
 #[must_use]
-pub fn issue_ref(issue: &str) -> Option<IssueRef> {
+fn issue_ref(issue: &str) -> Option<IssueRef> {
     let token = issue.split_whitespace().next().unwrap_or_default();
     if let Some(anchor) = token.strip_prefix("TRACKING.md#") {
         let n = anchor.strip_prefix("sf-")?;

@@ -63,7 +63,7 @@ pub fn bare_name(name: &str) -> &str {
 /// binaries of the workspace (`cargo test -- --exact NAME` passes the filter to all of them) never
 /// have it.
 #[must_use]
-pub fn is_trial_name(name: &str) -> bool {
+fn is_trial_name(name: &str) -> bool {
     let Some((head, rest)) = bare_name(name).split_once("::") else { return false };
     !head.is_empty()
         && !head.contains(char::is_whitespace)

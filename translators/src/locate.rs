@@ -39,15 +39,8 @@ pub fn target_at(document: &Value, reference: &str, at: &str) -> Option<String> 
 }
 
 /// The schema nodes (by JSON pointer into `root`) whose keywords apply to `instance` at the
-/// instance location `at` (a JSON pointer into `instance`).
-#[must_use]
-pub fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String> {
-    // A document too deep to index still has its root-relative references followed.
-    applicable_nodes_with(refs::Resolver::new(root).ok().as_ref(), root, instance, at)
-}
-
-/// [`applicable_nodes`] with the document's resolver built once by the caller (indexing a document
-/// costs more than one walk of an instance location).
+/// instance location `at` (a JSON pointer into `instance`), with the document's resolver built
+/// once by the caller (indexing a document costs more than one walk of an instance location).
 #[must_use]
 pub fn applicable_nodes_with(resolver: Option<&refs::Resolver<'_>>, root: &Value, instance: &Value, at: &str) -> Vec<String> {
     let mut visits = 0;
@@ -150,6 +143,12 @@ fn closure(root: &Value, value: &Value, start: impl IntoIterator<Item = String>,
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// [`applicable_nodes_with`] with the resolver built here (a document too deep to index still
+    /// has its root-relative references followed).
+    fn applicable_nodes(root: &Value, instance: &Value, at: &str) -> Vec<String> {
+        applicable_nodes_with(refs::Resolver::new(root).ok().as_ref(), root, instance, at)
+    }
 
     #[test]
     fn locations_are_followed_through_properties_items_refs_and_unions() {

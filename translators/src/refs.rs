@@ -161,7 +161,7 @@ impl<'a> Resolver<'a> {
     /// The base URI of the resource holding the position `pointer` (see [`Resolver::resource_of`]),
     /// or `None` when that resource lies deeper than the index went.
     #[must_use]
-    pub fn base_of(&self, pointer: &str) -> Option<&str> {
+    fn base_of(&self, pointer: &str) -> Option<&str> {
         self.bases.get(&self.resource_of(pointer)).map(String::as_str)
     }
 

@@ -11,7 +11,7 @@ use crate::equality::json_eq;
 
 /// Whether a number is an integer in the JSON Schema sense (`1.0` is).
 #[must_use]
-pub fn is_integral(n: &serde_json::Number) -> bool {
+fn is_integral(n: &serde_json::Number) -> bool {
     n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 

@@ -20,7 +20,7 @@
 //! ```
 //!
 //! The arguments are parsed by clap (derive); `--help` on any command gives its page, with the
-//! exit statuses ([`EXIT_HELP`]).
+//! exit statuses (`EXIT_HELP`).
 //!
 //! **What stays with the process.** Two settings are settled once per process because the
 //! library's file readers and `report`'s write read them from anywhere: the budgets

@@ -274,7 +274,7 @@ pub struct MissingOut {
 
 /// The tables of `project`, each with its lint findings (tables only, no corpus).
 #[must_use]
-pub fn load_tables(project: &Project) -> Vec<(String, Option<Table>, Vec<TableError>)> {
+fn load_tables(project: &Project) -> Vec<(String, Option<Table>, Vec<TableError>)> {
     let dirs = table::Dirs::of(project);
     project
         .table_files()

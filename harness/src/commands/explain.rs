@@ -48,7 +48,7 @@ pub struct Query {
 ///
 /// # Errors
 /// When there are no arguments or too many.
-pub fn parse_query(args: &[String]) -> Result<Query, String> {
+fn parse_query(args: &[String]) -> Result<Query, String> {
     let (translator, key) = match args {
         [one] => match one.split_once('/') {
             Some((t, k)) => (t.to_owned(), Some(k.to_owned())),
@@ -128,7 +128,7 @@ fn governing_glob<'a>(rows: &[&'a Row], key: &str) -> Option<&'a str> {
 
 /// Every row of a table, one line each (for `explain TRANSLATOR`).
 #[must_use]
-pub fn overview(table: &Table) -> String {
+fn overview(table: &Table) -> String {
     let mut s = format!("{} ({} rows)\n", table.file.display(), table.rows().len());
     for r in model::ordered_rows(table) {
         let cite = anchor::citation(&table.translator, &r.id.keyword, r.id.refinement.as_deref());

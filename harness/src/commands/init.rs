@@ -43,7 +43,7 @@ const ADAPTERS: &str = "adapters";
 /// The targets built into schema-fidelity ([`crate::embedded`], this repository's
 /// `targets/*.yaml`), sorted: what `--target` may name.
 #[must_use]
-pub fn built_in_targets() -> Vec<&'static str> {
+fn built_in_targets() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = crate::embedded::FILES.iter().filter_map(|(path, _)| path.strip_prefix("targets/")?.strip_suffix(".yaml")).filter(|name| !name.contains('/')).collect();
     names.sort_unstable();
     names
@@ -95,7 +95,7 @@ impl Lang {
     /// The language of a repository without `--lang`: Node where it has a `package.json` and
     /// nothing of Python's, else Python. With the file that decided it, for the message.
     #[must_use]
-    pub fn detect(root: &Path) -> (Self, Option<&'static str>) {
+    fn detect(root: &Path) -> (Self, Option<&'static str>) {
         let python = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"].into_iter().find(|f| root.join(f).is_file());
         match python {
             None if root.join("package.json").is_file() => (Self::Node, Some("package.json")),
@@ -139,7 +139,7 @@ fn adapter_path(name: &str, lang: Lang) -> String {
 ///
 /// # Errors
 /// A name that cannot name a translator (given, or made from the folder's name), or a target
-/// that is not one of [`built_in_targets`] (nor of the project's own `targets/`).
+/// that is not one of the built-in targets (nor of the project's own `targets/`).
 pub fn plan(root: &Path, lang: Option<Lang>, name: Option<&str>, target: Option<&str>) -> Result<Plan, String> {
     let name = match name {
         Some(name) => {
@@ -404,7 +404,7 @@ pub fn summary(plan: &Plan) -> String {
 /// `schema-fidelity init` in `root` (the current folder): plan, write, and the summary to print.
 ///
 /// # Errors
-/// As [`plan`] and [`write`].
+/// As [`plan`] and [`write()`].
 pub fn command(root: &Path, lang: Option<Lang>, name: Option<&str>, target: Option<&str>) -> Result<String, String> {
     let plan = plan(root, lang, name, target)?;
     write(root, &plan)?;

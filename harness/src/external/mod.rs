@@ -213,7 +213,7 @@ impl Adapter {
 
     /// The adapter, run in the environment `setup` makes (on first use, before it starts).
     #[must_use]
-    pub fn in_environment(mut self, setup: Arc<Setup>) -> Self {
+    fn in_environment(mut self, setup: Arc<Setup>) -> Self {
         self.setup = Some(setup);
         self
     }
@@ -250,7 +250,7 @@ impl Adapter {
 
     /// Whether the adapter has been started, or tried, in this run.
     #[must_use]
-    pub fn has_run(&self) -> bool {
+    fn has_run(&self) -> bool {
         !matches!(&*self.lock(), State::Idle { failed_starts: 0 })
     }
 
@@ -281,7 +281,7 @@ impl Adapter {
 
     /// Ask the adapter to translate `schema` through the public call `translator`'s users make
     /// (its table's `entry.call`, transport stubbed). A fault when the adapter does not drive it.
-    pub fn translate_through_entry(&self, translator: &str, schema: &Value) -> Outcome {
+    fn translate_through_entry(&self, translator: &str, schema: &Value) -> Outcome {
         self.request(translator, schema, Some(Via::Entry))
     }
 

@@ -77,7 +77,7 @@ fn text_placeholder(keyword: &str) -> Option<&'static str> {
 /// A placeholder of the same JSON type as `value`: `"(example)"`, `0` (`0.0` for a number that
 /// is not an integer), `false`, `null`, `[]` or `{}`.
 #[must_use]
-pub fn placeholder_of(value: &Value) -> Value {
+fn placeholder_of(value: &Value) -> Value {
     match value {
         Value::String(_) => Value::from(EXAMPLE),
         Value::Number(n) if n.is_f64() => Value::from(0.0),
@@ -92,7 +92,7 @@ pub fn placeholder_of(value: &Value) -> Value {
 /// `schema` with its free text replaced by placeholders (see the module documentation). The
 /// caller bounds the depth first ([`walk::check_depth`]).
 #[must_use]
-pub fn neutralize(schema: &Value) -> Value {
+fn neutralize(schema: &Value) -> Value {
     let Ok(mut node) = walk::map_children(schema, |child| Ok::<_, Infallible>(neutralize(child.schema)));
     if let Value::Object(map) = &mut node {
         for (keyword, value) in map.iter_mut() {

@@ -74,7 +74,7 @@ fn trial_name(record: &Record) -> String {
 /// feed and carriage return; U+FFFE and U+FFFF) written as `\u{..}`, so that whatever an adapter
 /// printed still makes a well-formed document, and shows what it was.
 #[must_use]
-pub fn xml_text(text: &str) -> Cow<'_, str> {
+fn xml_text(text: &str) -> Cow<'_, str> {
     let forbidden = |c: char| matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}');
     if !text.chars().any(forbidden) {
         return Cow::Borrowed(text);
@@ -96,7 +96,7 @@ pub fn xml_text(text: &str) -> Cow<'_, str> {
 /// rows); `None` when no row is at fault (keywords with no row, a fault of the adapter that
 /// names none).
 #[must_use]
-pub fn row_at_fault(table: &Table, record: &Record, failure: &Failure) -> Option<u64> {
+fn row_at_fault(table: &Table, record: &Record, failure: &Failure) -> Option<u64> {
     let at = |node: &str, keyword: &str| -> Option<u64> {
         let occurrences = walk::occurrences(&record.case.schema).ok()?;
         let o = occurrences.iter().find(|o| o.pointer == node && o.keyword == keyword)?;
@@ -313,14 +313,14 @@ fn write_case(w: &mut Writer<Vec<u8>>, case: &TestCase) -> io::Result<()> {
 
 /// `text` escaped as the data (message) of a workflow command: `%`, CR and LF.
 #[must_use]
-pub fn command_data(text: &str) -> String {
+fn command_data(text: &str) -> String {
     text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// `text` escaped as a property (`file=`, `title=`) of a workflow command: as data, and `:` and
 /// `,`, which end a property.
 #[must_use]
-pub fn command_property(text: &str) -> String {
+fn command_property(text: &str) -> String {
     command_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -472,7 +472,7 @@ pub fn ordered_rows(table: &Table) -> Vec<&Row> {
 
 /// The position of a row in reading order (shared by the pages and the matrix).
 #[must_use]
-pub fn sort_key(key: &str, refinement: Option<&str>) -> (usize, String, usize) {
+fn sort_key(key: &str, refinement: Option<&str>) -> (usize, String, usize) {
     let group = DRAFT_2020_12
         .iter()
         .position(|k| k.name == key)
@@ -550,7 +550,7 @@ pub fn select_witness(_table: &Table, row: &Row, runs: &[Arc<Record>]) -> Option
 }
 
 #[must_use]
-pub fn witness_report(case: &str, w: &Witness, rows: &[String]) -> WitnessReport {
+fn witness_report(case: &str, w: &Witness, rows: &[String]) -> WitnessReport {
     WitnessReport {
         case: case.to_owned(),
         description: w.description.clone(),
