@@ -106,6 +106,12 @@ impl<'a> Doc<'a> {
                 .build(self.root)
                 .ok();
         }
+        // A subtree with no reference, identifier or anchor means alone what it means in place:
+        // compiled alone, it costs its own size, not a copy and an index of the whole document
+        // per subschema (quadratic on a tool with thousands of properties).
+        if self.self_contained(pointer) {
+            return options.with_retriever(LocalRetriever::new(self.remotes.clone())).build(self.at(pointer)?).ok();
+        }
         // The root's own `$id` would be the base of every reference inside: served under the URN,
         // the document keeps it, and the pointer is read against the URN it was fetched by.
         let wrapper =

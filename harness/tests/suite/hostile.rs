@@ -252,8 +252,9 @@ fn a_trial_that_outruns_its_time_budget_fails_naming_it() {
     assert!(out.stdout.contains("the witness search exceeded the trial time budget of 1 s after"), "{}", out.all());
     assert!(out.stdout.contains("SCHEMA_FIDELITY_MAX_TRIAL_SECONDS=N"), "{}", out.all());
     // The message above says the search was cut; this bounds what the other stages add on a
-    // loaded two-core machine (about 12 s alone here).
-    assert!(out.elapsed < Duration::from_secs(40), "cut at the budget, not run to the end: {:?}", out.elapsed);
+    // loaded two-core machine (about 2 s alone here; 12 s while the prover compiled a copy of
+    // the whole document for each of the 2,000 subschemas it validated).
+    assert!(out.elapsed < Duration::from_secs(20), "cut at the budget, not run to the end: {:?}", out.elapsed);
 }
 
 #[test]
