@@ -83,7 +83,10 @@ pub struct Invocation<'a> {
     /// The current folder: where the project is looked for, and what relative paths are read from.
     pub cwd: PathBuf,
     /// The environment, as (name, value) pairs: every `SCHEMA_FIDELITY_*` setting is read from
-    /// here ([`Settings::from_vars`]), and `NO_COLOR` and `TERM` for help.
+    /// here ([`Settings::from_vars`]), and `NO_COLOR` and `TERM` for help. `check --mcp` starts its
+    /// server with this environment, whole. The other processes a command starts (adapters, an
+    /// environment's setup) inherit the process's own, as they do when the binary runs: in
+    /// process, their `PATH` and the like are the caller's.
     pub vars: Vec<(String, String)>,
     /// Where the output goes.
     pub out: &'a mut dyn Write,
@@ -171,6 +174,8 @@ pub(crate) struct Cx<'a> {
     pub(crate) io: Io<'a>,
     pub(crate) cwd: PathBuf,
     pub(crate) settings: Settings,
+    /// The invocation's environment, for the MCP server `check --mcp` starts.
+    pub(crate) vars: Vec<(String, String)>,
     pub(crate) out_terminal: bool,
     pub(crate) err_terminal: bool,
 }
@@ -213,7 +218,7 @@ where
     };
     // Every setting, for every command, before anything runs: a variable the harness cannot use
     // is a usage error naming it, never a default taken in its place.
-    let mut settings = match Settings::from_vars(vars) {
+    let mut settings = match Settings::from_vars(vars.clone()) {
         Ok(settings) => settings,
         Err(problems) => {
             io.err(&format!("error: {}\n", crate::terminal::sanitize(&problems.replace('\n', "\nerror: "))));
@@ -226,7 +231,7 @@ where
     if cli.no_install {
         settings.adapters.install = false;
     }
-    let mut cx = Cx { io, cwd, settings, out_terminal, err_terminal };
+    let mut cx = Cx { io, cwd, settings, vars, out_terminal, err_terminal };
     for note in cx.settings.notes() {
         tell!(cx, "note: {note}");
     }

@@ -969,7 +969,7 @@ pub(crate) fn mcp_command(command: &str, wanted: &[String], json: bool, cx: &mut
     let selected = check_targets(wanted, cx)?;
     let targets: Vec<Target<'_>> = selected.iter().map(|(table, translator)| Target { table, translator: translator.as_ref() }).collect();
     let cwd = cx.cwd.clone();
-    let launch = mcp::client::Launch { command: &argv, cwd: &cwd, env: None, timeout: cx.settings.mcp_timeout };
+    let launch = mcp::client::Launch { command: &argv, cwd: &cwd, env: Some(&cx.vars), timeout: cx.settings.mcp_timeout };
     let progress = std::sync::OnceLock::new();
     let err_terminal = cx.err_terminal;
     let tick = |total: usize| progress.get_or_init(|| crate::report::progress::Progress::new("checking tools", total, err_terminal)).tick();

@@ -38,6 +38,16 @@ impl From<Output> for Run {
 /// Run `schema-fidelity ARGS` in process in `dir`, with this process's environment less
 /// `remove` and with `env` set, as a process started there with that environment would.
 pub(crate) fn in_process(dir: &Path, args: &[&str], env: &[(&str, &str)], remove: &[&str]) -> Run {
+    // What `cli::run` reads from its variables (and `check --mcp` hands its server whole);
+    // anything else (PATH, say) reaches the processes a command starts only through the process's
+    // own environment, so a test that sets it must start the binary.
+    let mcp = args.contains(&"--mcp");
+    for name in env.iter().map(|(name, _)| name).chain(remove) {
+        assert!(
+            mcp || name.starts_with("SCHEMA_FIDELITY_") || ["CI", "NO_COLOR", "CLICOLOR_FORCE", "TERM"].contains(name),
+            "{name} is not read by cli::run: run the command as a process (crate::sf::spawned)"
+        );
+    }
     let mut vars: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.to_string_lossy().into_owned())))
         .filter(|(name, _)| !remove.contains(&name.as_str()) && !env.iter().any(|(set, _)| set == name))
