@@ -909,6 +909,20 @@ pub fn render_text(report: &CheckReport) -> String {
 
 // ---- the command -------------------------------------------------------------------------------
 
+/// The targets `check` runs, borrowed from the tables and translators it selected.
+fn as_targets(selected: &CheckTargets) -> Vec<Target<'_>> {
+    selected.iter().map(|(table, translator)| Target { table, translator: translator.as_ref() }).collect()
+}
+
+/// The exit status of a `check` that found `outcome`, with or without `--mcp`.
+fn exit_status(outcome: CheckOutcome) -> u8 {
+    match outcome {
+        CheckOutcome::Clean => EXIT_OK,
+        CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
+        CheckOutcome::Findings => EXIT_FINDINGS,
+    }
+}
+
 /// The tables `check` runs, each with its translator.
 type CheckTargets = Vec<(table::Table, Arc<dyn schema_fidelity_translators::Translator>)>;
 
@@ -944,7 +958,7 @@ pub(crate) fn command(file: &str, wanted: &[String], json: bool, cx: &mut Cx<'_>
     let schema = json::parse(&text).map_err(|e| format!("{file}:{e}"))?;
 
     let selected = check_targets(wanted, cx)?;
-    let targets: Vec<Target<'_>> = selected.iter().map(|(table, translator)| Target { table, translator: translator.as_ref() }).collect();
+    let targets = as_targets(&selected);
     let report = check(file, &schema, &targets, &Env::default(), budgets)?;
     if json {
         let out = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize the result: {e}"))?;
@@ -952,11 +966,7 @@ pub(crate) fn command(file: &str, wanted: &[String], json: bool, cx: &mut Cx<'_>
     } else {
         say_part!(cx, "{}", render_text(&report));
     }
-    Ok(match report.outcome() {
-        CheckOutcome::Clean => EXIT_OK,
-        CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
-        CheckOutcome::Findings => EXIT_FINDINGS,
-    })
+    Ok(exit_status(report.outcome()))
 }
 
 /// `check --mcp COMMAND`: every tool the server lists, against every translator (or `wanted`).
@@ -967,7 +977,7 @@ pub(crate) fn mcp_command(command: &str, wanted: &[String], json: bool, cx: &mut
         return Err("--mcp needs a command to start the server".to_owned().into());
     }
     let selected = check_targets(wanted, cx)?;
-    let targets: Vec<Target<'_>> = selected.iter().map(|(table, translator)| Target { table, translator: translator.as_ref() }).collect();
+    let targets = as_targets(&selected);
     let cwd = cx.cwd.clone();
     let launch = mcp::client::Launch { command: &argv, cwd: &cwd, env: Some(&cx.vars), timeout: cx.settings.mcp_timeout };
     let progress = std::sync::OnceLock::new();
@@ -984,11 +994,7 @@ pub(crate) fn mcp_command(command: &str, wanted: &[String], json: bool, cx: &mut
     } else {
         say_part!(cx, "{}", mcp::check::render_text(&result));
     }
-    Ok(match result.outcome() {
-        CheckOutcome::Clean => EXIT_OK,
-        CheckOutcome::DeclaredLosses => EXIT_DECLARED_LOSS,
-        CheckOutcome::Findings => EXIT_FINDINGS,
-    })
+    Ok(exit_status(result.outcome()))
 }
 
 #[cfg(test)]
