@@ -415,15 +415,32 @@ impl Setup {
         let runtime = |name: &str| runtimes.iter().find(|p| p.file_name().is_some_and(|f| f == name)).cloned().unwrap_or_else(|| PathBuf::from(name));
         match kind {
             Kind::PythonVenv => {
-                run_logged(&mut log, "python3 -m venv", Command::new(runtime("python3")).arg("-m").arg("venv").arg(&made).current_dir(dir))?;
+                let python3 = runtime("python3");
+                // ensurepip is most of `python3 -m venv` (6.4 of 6.6 s here): where the host's pip
+                // can install into another interpreter (`--python`, pip 22.3), the environment is
+                // made without one and the host's pip installs into it. Otherwise, pip inside it.
+                let host_pip = host_pip_installs_elsewhere(&python3);
+                let mut venv = Command::new(&python3);
+                venv.arg("-m").arg("venv");
+                if host_pip {
+                    venv.arg("--without-pip");
+                }
+                run_logged(&mut log, "python3 -m venv", venv.arg(&made).current_dir(dir))?;
+                let mut pip = if host_pip {
+                    let mut pip = Command::new(&python3);
+                    pip.args(["-m", "pip", "--python"]).arg(made.join("bin").join("python"));
+                    pip
+                } else {
+                    let mut pip = Command::new(made.join("bin").join("python"));
+                    pip.args(["-m", "pip"]);
+                    pip
+                };
                 // From DIR: a relative path in requirements.txt (a local package, `--find-links`)
                 // means the same as when a person runs it there.
                 run_logged(
                     &mut log,
                     "pip install -r requirements.txt",
-                    Command::new(made.join("bin").join("python"))
-                        .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "-r", "requirements.txt"])
-                        .current_dir(dir),
+                    pip.args(["install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "-r", "requirements.txt"]).current_dir(dir),
                 )?;
                 relocate_venv(&made, &dir.join(installed)).map_err(|e| format!("cannot move the virtual environment's paths to {}: {e}", dir.join(installed).display()))?;
             }
@@ -505,6 +522,29 @@ fn lock(path: &Path, shown: &str) -> io::Result<File> {
 
 /// Run `command` with its output appended to `log` (after its full command line); `Err` names
 /// it by `what` (the log has the rest) with its exit status.
+/// Whether `python3 -m pip` is there and can install into another interpreter (`--python`, from
+/// pip 22.3). A Python without pip of its own (Debian's `python3` without `python3-pip`) answers
+/// no, and its environments get pip from ensurepip as before.
+fn host_pip_installs_elsewhere(python3: &Path) -> bool {
+    let Ok(out) = Command::new(python3).args(["-m", "pip", "--version"]).env("PIP_DISABLE_PIP_VERSION_CHECK", "1").stdin(Stdio::null()).stderr(Stdio::null()).output()
+    else {
+        return false;
+    };
+    out.status.success() && pip_version_has_python_option(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// `pip 23.2.1 from ... (python 3.11)`: at least 22.3?
+fn pip_version_has_python_option(version_line: &str) -> bool {
+    let Some(version) = version_line.strip_prefix("pip ").and_then(|rest| rest.split_whitespace().next()) else {
+        return false;
+    };
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) => (major, minor) >= (22, 3),
+        _ => false,
+    }
+}
+
 fn run_logged(log: &mut File, what: &str, command: &mut Command) -> Result<(), String> {
     let words: Vec<String> = std::iter::once(command.get_program()).chain(command.get_args()).map(|w| w.to_string_lossy().into_owned()).collect();
     let _ = writeln!(log, "$ {}", words.join(" "));
@@ -518,7 +558,7 @@ fn run_logged(log: &mut File, what: &str, command: &mut Command) -> Result<(), S
 
 /// Rewrite the absolute path of the virtual environment `venv` (made there) to `target` (where it
 /// is going) in `pyvenv.cfg` and in the scripts of `bin/` (their `#!` lines, `activate`), so
-/// that `bin/pip` and the packages' commands work once it is moved. Binaries are left alone.
+/// that `bin/activate` and the packages' commands work once it is moved. Binaries are left alone.
 fn relocate_venv(venv: &Path, target: &Path) -> io::Result<()> {
     let from = venv.to_string_lossy().into_owned();
     let to = target.to_string_lossy().into_owned();
@@ -744,6 +784,17 @@ mod tests {
         assert!(reason.contains("install it with `python3 -m venv env/.venv && env/.venv/bin/pip install -r env/requirements.txt`"), "{reason}");
         assert!(!root.join("env/.venv").exists() && !root.join("target").exists(), "nothing made, nothing logged");
         let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn only_a_pip_from_22_3_installs_into_another_interpreter() {
+        assert!(pip_version_has_python_option("pip 23.2.1 from /usr/lib/python3/dist-packages/pip (python 3.11)"));
+        assert!(pip_version_has_python_option("pip 22.3 from x (python 3.10)"));
+        assert!(pip_version_has_python_option("pip 24.0 from x (python 3.12)"));
+        assert!(!pip_version_has_python_option("pip 22.2.2 from x (python 3.10)"));
+        assert!(!pip_version_has_python_option("pip 9.0.1 from x (python 3.6)"));
+        assert!(!pip_version_has_python_option("/usr/bin/python3: No module named pip"));
+        assert!(!pip_version_has_python_option(""));
     }
 
     #[test]

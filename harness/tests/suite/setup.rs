@@ -155,8 +155,11 @@ fn first_use_sets_the_environment_up_once_and_later_runs_reuse_it() {
     assert!(log.contains("Successfully installed sfmarker-1.0"), "{log}");
     assert!(p.path(&format!("{VENV}/.schema-fidelity-setup.json")).is_file(), "the marker");
     // Moved into place from where it was made: its scripts name where it is now.
-    let pip = std::fs::read_to_string(p.path(&format!("{VENV}/bin/pip"))).expect("bin/pip");
-    assert!(pip.starts_with(&format!("#!{}", p.path(VENV).display())), "{pip}");
+    let activate = std::fs::read_to_string(p.path(&format!("{VENV}/bin/activate"))).expect("bin/activate");
+    assert!(activate.contains(&format!("VIRTUAL_ENV=\"{}\"", p.path(VENV).display())) && !activate.contains(".adapters.schema-fidelity-setup"), "{activate}");
+    // Its interpreter is the environment's: the package is importable there and nowhere else.
+    let python = Command::new(p.path(&format!("{VENV}/bin/python"))).args(["-c", "import sfmarker, sys; print(sys.prefix)"]).output().expect("the venv's python");
+    assert!(python.status.success() && String::from_utf8_lossy(&python.stdout).trim() == p.path(VENV).display().to_string(), "{python:?}");
     assert!(!p.path(".adapters.schema-fidelity-setup").exists(), "nothing left beside it");
 
     // Reused: not made again (a file the test leaves in it survives), nothing said.
