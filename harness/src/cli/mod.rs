@@ -556,7 +556,20 @@ pub(crate) fn status(ok: bool) -> u8 {
 /// Tables and corpus, with the records of an earlier run read back unless the caches are off
 /// (`--no-cache`).
 pub(crate) fn load(cx: &Cx<'_>) -> Result<session::Loaded, String> {
-    Ok(session::load_with(project(cx)?, &Selection::All, cx.settings.adapters.cache))
+    load_wanted(cx, &[])
+}
+
+/// What [`load`] reads, once every name in `wanted` is known to name a table file: a misspelt
+/// `--translator` is answered before a corpus is read (a second, in a debug build, in this
+/// repository).
+pub(crate) fn load_wanted(cx: &Cx<'_>, wanted: &[String]) -> Result<session::Loaded, String> {
+    let project = project(cx)?;
+    if !wanted.is_empty() {
+        let files = project.table_files();
+        let names: Vec<&str> = files.iter().filter_map(|f| f.file_stem().and_then(|s| s.to_str())).collect();
+        check_wanted(wanted, &names)?;
+    }
+    Ok(session::load_with(project, &Selection::All, cx.settings.adapters.cache))
 }
 
 /// The project the invocation's folder is in.

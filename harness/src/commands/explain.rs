@@ -11,7 +11,7 @@
 //! witness generator on for every case, suite cases included, so an approximation nobody wrote
 //! an instance for still shows what it lets through, if a draw can show it.
 
-use crate::cli::{Cx, EXIT_OK, Stop, load, unknown_translator};
+use crate::cli::{Cx, EXIT_OK, Stop, load_wanted, unknown_translator};
 use crate::session;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -305,7 +305,7 @@ fn generated_witness(table: &Table, row: &Row, translator: &dyn Translator, usin
 
 pub(crate) fn command(translator: String, keyword: Option<String>, generate: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
     let query = parse_query(&[Some(translator), keyword].into_iter().flatten().collect::<Vec<_>>())?;
-    let loaded = load(cx)?;
+    let loaded = load_wanted(cx, std::slice::from_ref(&query.translator))?;
     let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
     let Some((_, table, errors)) = loaded.tables.iter().find(|(n, _, _)| *n == query.translator) else {
         return Err(unknown_translator(&query.translator, &names).into());

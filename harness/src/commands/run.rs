@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::cli::{Cx, Stop, check_wanted, load, status};
+use crate::cli::{Cx, Stop, load_wanted, status};
 use crate::report;
 use crate::session;
 use crate::table;
@@ -17,10 +17,8 @@ columns: compared  cases whose instances were compared: the projection agreed wi
          crashed   of the failed and known, the cases where the translator threw (a crash, not a refusal)";
 
 pub(crate) fn command(wanted: &[String], verbose: bool, coverage: bool, junit: Option<&std::path::Path>, github: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    let loaded = Arc::new(load(cx)?);
+    let loaded = Arc::new(load_wanted(cx, wanted)?);
     let resolver = session::resolver(&loaded, &cx.settings.adapters);
-    let names: Vec<&str> = loaded.tables.iter().map(|(t, _, _)| t.as_str()).collect();
-    check_wanted(wanted, &names)?;
     let mut ok = true;
     for e in &loaded.corpus_errors {
         say!(cx, "corpus error: {e}");

@@ -33,7 +33,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::UNIX_EPOCH;
 
 use schema_fidelity_translators::Outcome;
@@ -90,6 +90,8 @@ pub struct Cache {
     pending: Mutex<HashMap<(String, Call, String), Outcome>>,
     /// Whether the handshake has been kept in this run.
     started_kept: AtomicBool,
+    /// The kept handshake, once read: asked before every trial, and once there it stays.
+    started_read: OnceLock<Started>,
 }
 
 impl Cache {
@@ -99,7 +101,7 @@ impl Cache {
         let mut dir = crate::disk::kept_dir(&spec.cwd, &["projections"]);
         let fingerprint = fingerprint(spec);
         dir.push(format!("{fingerprint:016x}"));
-        Self { fingerprint, dir, root: spec.cwd.clone(), pending: Mutex::new(HashMap::new()), started_kept: AtomicBool::new(false) }
+        Self { fingerprint, dir, root: spec.cwd.clone(), pending: Mutex::new(HashMap::new()), started_kept: AtomicBool::new(false), started_read: OnceLock::new() }
     }
 
     /// The adapter's fingerprint (see the module documentation).
@@ -161,8 +163,12 @@ impl Cache {
     /// is then not asked whether it is available, which would start it.
     #[must_use]
     pub fn started(&self) -> Option<Started> {
+        if let Some(started) = self.started_read.get() {
+            return Some(started.clone());
+        }
         let bytes = crate::disk::read_within(&self.root, &self.dir.join("started.json"), MAX_ENTRY_BYTES)?;
-        serde_json::from_slice::<Started>(&bytes).ok().filter(|s| s.protocol == protocol::VERSION)
+        let started = serde_json::from_slice::<Started>(&bytes).ok().filter(|s| s.protocol == protocol::VERSION)?;
+        Some(self.started_read.get_or_init(|| started).clone())
     }
 
     /// Keep the adapter's handshake (once per run).
