@@ -22,6 +22,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -150,6 +151,20 @@ pub fn load(root: &Path) -> Result<Vec<Server>, ManifestError> {
     let file = PathBuf::from(MANIFEST);
     let fail = |line: Option<u64>, message: String| ManifestError { file: file.clone(), line, message };
     let text = crate::budget::read_text(&root.join(MANIFEST), crate::budget::current()).map_err(|e| fail(None, e))?;
+    // Every harvested corpus file checks its pins here: the same text is parsed once per process.
+    static PARSED: Mutex<Option<(String, Result<Vec<Server>, ManifestError>)>> = Mutex::new(None);
+    let mut parsed = PARSED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((seen, result)) = parsed.as_ref()
+        && *seen == text
+    {
+        return result.clone();
+    }
+    let result = parse(&text, &fail);
+    *parsed = Some((text, result.clone()));
+    result
+}
+
+fn parse(text: &str, fail: &dyn Fn(Option<u64>, String) -> ManifestError) -> Result<Vec<Server>, ManifestError> {
     let value: Value = crate::yaml::from_str(&text).map_err(|e| fail(e.location().map(|l| l.line()), format!("not a manifest: {}", crate::yaml::message(&e))))?;
     if let Some((line, message)) = crate::schemas::check(crate::schemas::Format::McpServers, &text, &value).into_iter().next() {
         return Err(fail(line, message));
