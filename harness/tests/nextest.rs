@@ -8,8 +8,8 @@
 //!   a copy of the project whose `identity` table is made wrong on purpose, fails the trial under
 //!   both name forms; an `--exact` name that names no trial is an error, not a run of nothing; the
 //!   one-trial selection builds every trial a full load builds, under the same unique name.
-//! - *real nextest* (needs `cargo nextest`; skipped with the reason when it is absent, a failure
-//!   when `CI` is set): `cargo nextest run`, reusing the build (`--binaries-metadata`,
+//! - *real nextest* (the long tier: ignored by `cargo test`, run by CI with `-- --ignored`; needs
+//!   `cargo nextest`, skipped with the reason when it is absent, a failure when `CI` is set): `cargo nextest run`, reusing the build (`--binaries-metadata`,
 //!   `--workspace-remap`), on the copy with the wrong table, split in two hash partitions: every
 //!   trial runs exactly once and nextest fails exactly the trials the libtest run fails; and
 //!   `cargo nextest list --partition hash:K/3` puts every trial in exactly one partition.
@@ -49,10 +49,13 @@ fn main() {
         Trial::test("nextest_style::a_wrong_table_fails_the_trial_under_both_name_forms", a_wrong_table_fails_the_trial),
         Trial::test("nextest_style::an_exact_name_that_names_no_trial_is_an_error", an_unknown_exact_name_is_an_error),
         Trial::test("nextest_style::the_one_trial_selection_builds_what_a_full_load_builds", the_exact_selection_is_complete),
+        // The long tier (README, "Tests"): each drives cargo-nextest over the contract binary, ten
+        // seconds apiece. CI runs them: `cargo test --test suite --test nextest -- --ignored`.
         Trial::ignorable_test("real_nextest::partitions_run_every_trial_once_and_fail_the_wrong_table", || {
             with_nextest(nextest_fails_the_wrong_table_across_partitions)
-        }),
-        Trial::ignorable_test("real_nextest::list_partitions_cover_every_trial_exactly_once", || with_nextest(partitions_cover_every_trial)),
+        })
+        .with_ignored_flag(true),
+        Trial::ignorable_test("real_nextest::list_partitions_cover_every_trial_exactly_once", || with_nextest(partitions_cover_every_trial)).with_ignored_flag(true),
     ];
     let conclusion = libtest_mimic::run(&args, tests);
     let _ = std::fs::remove_dir_all(metadata_dir());
@@ -150,11 +153,13 @@ fn the_exact_selection_is_complete() -> Check {
         sample.push(cases[(i * 7919) % cases.len()]);
     }
     ensure(sample.len() > by_file.len() && by_file.len() > 10, || format!("too small a sample: {} names, {} files", sample.len(), by_file.len()))?;
-    for name in sample {
-        let built = trial_names(&root, &Selection::Exact(name.clone()));
-        let count = built.iter().filter(|b| *b == name).count();
-        ensure(count == 1, || format!("the selection for `{name}` built it {count} times (of {} trials)", built.len()))?;
-    }
+    // Each a load of its own: spread over the cores this binary's three quick tests leave idle.
+    use rayon::prelude::*;
+    sample.par_iter().try_for_each(|name| {
+        let built = trial_names(&root, &Selection::Exact((*name).clone()));
+        let count = built.iter().filter(|b| b == name).count();
+        ensure(count == 1, || format!("the selection for `{name}` built it {count} times (of {} trials)", built.len()))
+    })?;
     Ok(())
 }
 

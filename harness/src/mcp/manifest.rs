@@ -152,7 +152,7 @@ pub fn load(root: &Path) -> Result<Vec<Server>, ManifestError> {
     let fail = |line: Option<u64>, message: String| ManifestError { file: file.clone(), line, message };
     let text = crate::budget::read_text(&root.join(MANIFEST), crate::budget::current()).map_err(|e| fail(None, e))?;
     // Every harvested corpus file checks its pins here: the same text is parsed once per process.
-    static PARSED: Mutex<Option<(String, Result<Vec<Server>, ManifestError>)>> = Mutex::new(None);
+    static PARSED: Mutex<Option<(String, Loaded)>> = Mutex::new(None);
     let mut parsed = PARSED.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((seen, result)) = parsed.as_ref()
         && *seen == text
@@ -164,12 +164,15 @@ pub fn load(root: &Path) -> Result<Vec<Server>, ManifestError> {
     result
 }
 
-fn parse(text: &str, fail: &dyn Fn(Option<u64>, String) -> ManifestError) -> Result<Vec<Server>, ManifestError> {
-    let value: Value = crate::yaml::from_str(&text).map_err(|e| fail(e.location().map(|l| l.line()), format!("not a manifest: {}", crate::yaml::message(&e))))?;
-    if let Some((line, message)) = crate::schemas::check(crate::schemas::Format::McpServers, &text, &value).into_iter().next() {
+/// The servers a manifest pins, or why it does not load.
+type Loaded = Result<Vec<Server>, ManifestError>;
+
+fn parse(text: &str, fail: &dyn Fn(Option<u64>, String) -> ManifestError) -> Loaded {
+    let value: Value = crate::yaml::from_str(text).map_err(|e| fail(e.location().map(|l| l.line()), format!("not a manifest: {}", crate::yaml::message(&e))))?;
+    if let Some((line, message)) = crate::schemas::check(crate::schemas::Format::McpServers, text, &value).into_iter().next() {
         return Err(fail(line, message));
     }
-    let parsed: ManifestFile = crate::yaml::from_str(&text).map_err(|e| fail(e.location().map(|l| l.line()), format!("not a manifest: {}", crate::yaml::message(&e))))?;
+    let parsed: ManifestFile = crate::yaml::from_str(text).map_err(|e| fail(e.location().map(|l| l.line()), format!("not a manifest: {}", crate::yaml::message(&e))))?;
     let mut servers: Vec<Server> = Vec::new();
     for spanned in parsed.servers {
         let line = Some(spanned.referenced.line());

@@ -131,6 +131,7 @@ fn consistent(t: &TranslatorCheck) -> Result<(), String> {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn no_verdict_contradicts_a_witness_or_rests_on_a_row_alone() {
     let loaded = loaded();
     let tables: Vec<_> = builtin::all()

@@ -81,6 +81,7 @@ fn gone(pid: u32) -> bool {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn each_fault_fails_its_own_case_and_the_run_goes_on() {
     let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
     let table = table("faulty", None);
@@ -135,6 +136,7 @@ fn each_fault_fails_its_own_case_and_the_run_goes_on() {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn the_crash_message_carries_the_last_lines_of_stderr_not_the_flood() {
     let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
     assert!(matches!(faulty.translate(&case("ok", None).schema), Outcome::Projected(_)));
@@ -161,6 +163,7 @@ fn an_adapter_whose_answers_differ_from_call_to_call_fails_naming_where() {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn parallel_trials_share_one_process_and_keep_going_past_faults() {
     let faulty = Arc::new(ExternalTranslator::new("faulty", adapter("faulty.py", &[], config())));
     let table = Arc::new(table("faulty", None));
@@ -297,6 +300,7 @@ fn unknown_members_pass_unless_validation_is_strict() {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn the_identity_adapter_passes_the_own_corpus_like_the_builtin() {
     let loaded = crate::shared::loaded();
     let table = table("external-identity", None);
@@ -377,6 +381,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn no_process_of_the_adapter_tree_outlives_it_on_any_exit_path() {
     let dir = scratch("tree");
     // Each path: what is done to the adapter after it served one case.
@@ -430,6 +435,7 @@ fn a_harness_that_is_killed_takes_the_adapter_tree_with_it() {
 /// their timeout, and answers every other: before, two hangs in a row gave the adapter up, and
 /// every case after them failed.
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn a_hang_that_is_one_schemas_alone_costs_only_that_case() {
     let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &[], config()));
     for i in 0..4 {
@@ -443,6 +449,7 @@ fn a_hang_that_is_one_schemas_alone_costs_only_that_case() {
 /// An adapter whose new process does not answer a trivial schema either is given up on for the
 /// run: the cases after it fault at once instead of each waiting out the timeout.
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn an_adapter_that_does_not_answer_the_probe_either_is_given_up() {
     let faulty = ExternalTranslator::new("faulty", adapter("faulty.py", &["--hang-always"], config()));
     let Outcome::Faulted(first) = faulty.translate(&case("one", None).schema) else { panic!("a hang faults") };
@@ -662,6 +669,7 @@ fn own_schemas() -> Vec<(String, Value)> {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn an_entry_that_sends_what_the_path_answers_passes_on_the_whole_own_corpus() {
     let schemas = own_schemas();
     let translator = entry_fixture(&[]);
@@ -675,6 +683,7 @@ fn an_entry_that_sends_what_the_path_answers_passes_on_the_whole_own_corpus() {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn an_entry_that_sends_something_else_fails_naming_the_cases_and_both_answers() {
     let schemas = own_schemas();
     let translator = entry_fixture(&["--drift"]);

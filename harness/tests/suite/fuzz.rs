@@ -13,8 +13,8 @@
 //!
 //! ```sh
 //! cargo test --test suite -- fuzz::                                     # 200 schemas (part of `cargo test`)
-//! cargo test --release --test suite -- --ignored fuzz::                 # 10,000 schemas
-//! SCHEMA_FIDELITY_FUZZ_SCHEMAS=50000 cargo test --release --test suite -- --ignored fuzz::
+//! SCHEMA_FIDELITY_FUZZ_SCHEMAS=10000 cargo test --release --test suite -- fuzz::translators_survive
+//! SCHEMA_FIDELITY_FUZZ_SCHEMAS=5000 cargo test --release --test suite -- fuzz::readers_survive
 //! SCHEMA_FIDELITY_SEED=0x1234 cargo test --test suite -- fuzz::         # another seed
 //! ```
 //!
@@ -43,10 +43,10 @@ use schema_fidelity::dialect;
 use schema_fidelity_translators::{Dialect, Outcome, Translator, builtin};
 use serde_json::{Map, Value, json};
 
-/// Schemas per run of the default test.
+/// Schemas per run of the default test. The long run is the same test with a count, in release:
+/// `SCHEMA_FIDELITY_FUZZ_SCHEMAS=10000 cargo test --release --test suite -- fuzz::translators_survive`
+/// (`#[ignore]` in this binary is the long tier CI runs, README "Tests").
 const DEFAULT_SCHEMAS: u32 = 200;
-/// Schemas per run of the ignored, long test.
-const LONG_SCHEMAS: u32 = 10_000;
 /// Schemas per run of the integral-float oracle test.
 const DEFAULT_INTEGRAL_SCHEMAS: u32 = 24;
 /// Environment variable overriding any count.
@@ -559,12 +559,6 @@ fn translators_survive_generated_schemas() {
 }
 
 #[test]
-#[ignore = "10,000 schemas: run with `cargo test --release --test suite -- --ignored fuzz::translators_survive_ten`"]
-fn translators_survive_ten_thousand_generated_schemas() {
-    fuzz(count(LONG_SCHEMAS), "cargo test --release --test suite -- --ignored fuzz::translators_survive_ten");
-}
-
-#[test]
 fn a_panicking_translator_is_caught_and_its_schema_shown() {
     // The checks themselves must work: a translator that panics on `maxLength` is reported.
     struct Fragile;
@@ -591,9 +585,9 @@ fn a_panicking_translator_is_caught_and_its_schema_shown() {
 // parsed file or errors naming the file (and a line inside it, when it gives one); it never
 // panics and never hangs. The texts are the project's own tables and corpus files, mutated.
 
-/// Files per run of the default reader test, and of the ignored long one.
+/// Files per run of the default reader test; the long run sets the count:
+/// `SCHEMA_FIDELITY_FUZZ_SCHEMAS=5000 cargo test --release --test suite -- fuzz::readers_survive`.
 const DEFAULT_FILES: u32 = 200;
-const LONG_FILES: u32 = 5_000;
 
 /// One edit of a text, at a position given as a fraction of its length.
 #[derive(Debug, Clone)]
@@ -771,12 +765,6 @@ fn fuzz_readers(files: u32, command: &str) {
 #[test]
 fn readers_survive_mutated_tables_and_corpus_files() {
     fuzz_readers(count(DEFAULT_FILES), "cargo test --test suite -- fuzz::readers_survive_mutated");
-}
-
-#[test]
-#[ignore = "5,000 mutated files: run with `cargo test --release --test suite -- --ignored fuzz::readers_survive_five`"]
-fn readers_survive_five_thousand_mutated_files() {
-    fuzz_readers(count(LONG_FILES), "cargo test --release --test suite -- --ignored fuzz::readers_survive_five");
 }
 
 #[test]

@@ -7,9 +7,17 @@
 //! helpers; what they share is loaded once per process (`shared`).
 //!
 //! ```sh
-//! cargo test --test suite                 # all of them
+//! cargo test --test suite                 # the quick tier
+//! cargo test --test suite -- --ignored    # the long tier (CI runs both)
 //! cargo test --test suite -- cli::        # one module
 //! ```
+//!
+//! The long tier is `#[ignore = "long: ..."]`: tests that start what is outside the harness (pip,
+//! npm, MCP servers, Chromium), wait on real timeouts, walk a project through from nothing, sweep
+//! every case through a view, or feed hostile inputs of tens of thousands of items. They keep
+//! `cargo test` near 30 s warm on two cores; `.ci/run` runs them on every push. A test belongs
+//! there by what it does, not by what it checks: every path that must fail on a wrong table (the
+//! contract, `run`, the tables, the nextest-style run) stays in the quick tier.
 //!
 //! `contract` (the generated trials) and `nextest` (which drives the contract binary as nextest
 //! does) stay binaries of their own: both need their own `main`.

@@ -72,7 +72,10 @@ fn fixture() -> (Table, Vec<Arc<Case>>, Env) {
 fn deviations(mutant: &Mutant) -> Vec<(String, FailureKind)> {
     let (table, cases, env) = fixture();
     let mut out = Vec::new();
-    for case in &cases {
+    // A case the mutant leaves as it is gets identity's projection, which passes every case
+    // (`identity_itself_passes_every_case`, and the contract's identity trials): only the cases it
+    // rewrites are judged.
+    for case in cases.iter().filter(|c| mutant.apply(&c.schema) != c.schema) {
         match oracle::check(&table, mutant, case, &env) {
             Verdict::Fail(f) => {
                 assert!(

@@ -76,6 +76,7 @@ fn fresh() -> &'static report::Generated {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn reports_are_deterministic() {
     // A second run, with records of its own (a new store), gives the same files.
     let again = report::generate(&fresh_loaded(), &session::builtin_resolver(), false).expect("the reports generate");
@@ -100,6 +101,7 @@ fn assert_follows_schema(what: &str, report: &Value) {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn report_json_follows_its_schema() {
     assert_follows_schema("the committed reports/report.json", &committed_json());
     assert_follows_schema("a generated report.json", &serde_json::from_str(&fresh().files["report.json"]).expect("report.json is JSON"));
@@ -132,6 +134,7 @@ fn anchors_of(page: &str) -> BTreeSet<String> {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn every_matrix_link_lands_on_an_anchor_and_every_row_has_one() {
     let files = committed();
     let mut links = 0;
@@ -410,6 +413,7 @@ fn every_approximated_or_refused_row_is_exercised_by_a_case() {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn every_case_has_a_row_on_its_family_page_with_a_verdict_per_translator() {
     let files = committed();
     let json = committed_json();

@@ -144,6 +144,7 @@ fn assert_both_ran(run: &Run) {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn first_use_sets_the_environment_up_once_and_later_runs_reuse_it() {
     let p = Project::new("once");
     let first = p.run(&["run"], &[]);
@@ -211,6 +212,7 @@ fn without_install_or_a_runtime_a_missing_environment_is_unavailable_with_the_re
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn an_install_that_fails_fails_the_translators_loudly_naming_the_log() {
     let p = Project::new("fails");
     std::fs::write(p.path("adapters/requirements.txt"), "--no-index\n--find-links wheels\nsfmarker-nowhere==9.9\n").expect("edit requirements");
@@ -228,6 +230,7 @@ fn an_install_that_fails_fails_the_translators_loudly_naming_the_log() {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn two_runs_at_once_set_the_environment_up_once() {
     let p = Project::new("concurrent");
     let spawn = || p.command(&["run"], &[]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the binary starts");
@@ -239,6 +242,7 @@ fn two_runs_at_once_set_the_environment_up_once() {
 }
 
 #[test]
+#[ignore = "long: run by CI; cargo test --test suite -- --ignored"]
 fn an_interrupted_setup_leaves_nothing_that_looks_set_up() {
     use std::os::unix::process::CommandExt as _;
     let p = Project::new("interrupted");
