@@ -795,6 +795,8 @@ mod tests {
         assert!(!pip_version_has_python_option("pip 9.0.1 from x (python 3.6)"));
         assert!(!pip_version_has_python_option("/usr/bin/python3: No module named pip"));
         assert!(!pip_version_has_python_option(""));
+        // No such interpreter: pip inside the venv, from ensurepip.
+        assert!(!host_pip_installs_elsewhere(Path::new("/nonexistent/python3")));
     }
 
     #[test]
