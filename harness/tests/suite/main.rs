@@ -12,9 +12,11 @@
 //! cargo test --test suite -- cli::        # one module
 //! ```
 //!
-//! The long tier is `#[ignore = "long: ..."]`: tests that start what is outside the harness (pip,
-//! npm, MCP servers, Chromium), wait on real timeouts, walk a project through from nothing, sweep
-//! every case through a view, or feed hostile inputs of tens of thousands of items. They keep
+//! The long tier is `#[ignore = "long: ..."]`: tests that start processes outside the harness
+//! (adapters, pip and npm, MCP servers, Chromium, the CLI killed mid-write), wait on real
+//! timeouts, run whole commands over a project (`run`, `explain`, `report`; `init` and onboarding
+//! from nothing), sweep every case through a view, or feed hostile inputs of tens of thousands of
+//! items. They keep
 //! `cargo test` near 30 s warm on two cores; `.ci/run` runs them on every push. A test belongs
 //! there by what it does, not by what it checks: every path that must fail on a wrong table (the
 //! contract, `run`, the tables, the nextest-style run) stays in the quick tier.
