@@ -9,27 +9,18 @@
 // and reads the tool from the request body.
 // Table: dispositions/ai-sdk-anthropic.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Wire, serve } from "./sf-adapter.mjs";
+import { Wire, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@ai-sdk/anthropic";
 const MODEL = "claude-sonnet-4-5";
-const here = new URL(".", import.meta.url);
 
-let ai, anthropic, unavailable;
-try {
-  ai = await import("ai");
-  anthropic = await import(PACKAGE);
-} catch (error) {
-  unavailable = `cannot load ai / ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "ai-sdk-anthropic",
+  from: import.meta.url,
+  packages: [PACKAGE, "ai"],
+  imports: async () => ({ ai: await import("ai"), anthropic: await import(PACKAGE) }),
+});
+const { ai, anthropic } = wrapped.modules;
 
 const never = async () => {
   throw new Error("getArgs sends no request");
@@ -56,11 +47,7 @@ async function entry(schema) {
   return { schema: body.tools[0].input_schema, dialect: "json-schema" };
 }
 
-await serve({
-  name: "ai-sdk-anthropic",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "ai-sdk-anthropic": translate },
   entries: { "ai-sdk-anthropic": entry },
-  packages: { [PACKAGE]: await version(PACKAGE), ai: await version("ai") },
-  unavailable,
 });

@@ -9,26 +9,17 @@
 // reads the function declaration from the request body.
 // Table: dispositions/ai-sdk-google.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Refusal, Wire, schemaNodes, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, schemaNodes, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@ai-sdk/google";
-const here = new URL(".", import.meta.url);
 
-let google;
-let unavailable;
-try {
-  google = await import(PACKAGE);
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "ai-sdk-google",
+  from: import.meta.url,
+  packages: [PACKAGE],
+  imports: async () => ({ google: await import(PACKAGE) }),
+});
+const { google } = wrapped.modules;
 
 const stub = async () => {
   throw new Error("stub fetch: no request may be sent");
@@ -108,11 +99,7 @@ async function entry(schema) {
   return fromDeclaration(body.tools[0].functionDeclarations[0]);
 }
 
-await serve({
-  name: "ai-sdk-google",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "ai-sdk-google": translate },
   entries: { "ai-sdk-google": entry },
-  packages: { [PACKAGE]: await version(PACKAGE) },
-  unavailable,
 });

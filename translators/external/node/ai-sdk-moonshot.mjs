@@ -6,26 +6,17 @@
 // `Wire` fetch and reads `tools[0].function.parameters` from the request body.
 // Table: dispositions/ai-sdk-moonshot.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Refusal, Wire, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@ai-sdk/moonshotai";
-const here = new URL(".", import.meta.url);
 
-let moonshot;
-let unavailable;
-try {
-  moonshot = await import(PACKAGE);
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "ai-sdk-moonshot",
+  from: import.meta.url,
+  packages: [PACKAGE],
+  imports: async () => ({ moonshot: await import(PACKAGE) }),
+});
+const { moonshot } = wrapped.modules;
 
 const stub = async () => {
   throw new Error("stub fetch: no request may be sent");
@@ -72,11 +63,7 @@ async function entry(schema) {
   return { schema: body.tools[0].function.parameters, dialect: "json-schema" };
 }
 
-await serve({
-  name: "ai-sdk-moonshot",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "ai-sdk-moonshot": translate },
   entries: { "ai-sdk-moonshot": entry },
-  packages: { [PACKAGE]: await version(PACKAGE) },
-  unavailable,
 });

@@ -10,26 +10,17 @@
 // network) and reads the tool from the request body.
 // Table: dispositions/ai-sdk-openai.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Refusal, Wire, escapeToken, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@ai-sdk/openai";
-const here = new URL(".", import.meta.url);
 
-let ai, openai, unavailable;
-try {
-  ai = await import("ai");
-  openai = await import(PACKAGE);
-} catch (error) {
-  unavailable = `cannot load ai / ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "ai-sdk-openai",
+  from: import.meta.url,
+  packages: [PACKAGE, "ai"],
+  imports: async () => ({ ai: await import("ai"), openai: await import(PACKAGE) }),
+});
+const { ai, openai } = wrapped.modules;
 
 // normalizeOpenAIJsonSchema throws UnsupportedFunctionalityError on purpose for a `propertyNames`
 // that is a boolean or types its names as something other than a string, on a node its walk
@@ -119,11 +110,7 @@ async function entry(schema) {
   return fromTool(body.tools[0]);
 }
 
-await serve({
-  name: "ai-sdk-openai",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "ai-sdk-openai": translate },
   entries: { "ai-sdk-openai": entry },
-  packages: { [PACKAGE]: await version(PACKAGE), ai: await version("ai") },
-  unavailable,
 });

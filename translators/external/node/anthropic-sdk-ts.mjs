@@ -9,26 +9,17 @@
 // (nothing reaches the network) and reads `tools[0].input_schema` from its body.
 // Table: dispositions/anthropic-sdk-ts.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Wire, serve } from "./sf-adapter.mjs";
+import { Wire, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@anthropic-ai/sdk";
-const here = new URL(".", import.meta.url);
 
-let Anthropic, mcpTool, unavailable;
-try {
-  Anthropic = (await import(PACKAGE)).default;
-  ({ mcpTool } = await import("@anthropic-ai/sdk/helpers/beta/mcp"));
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "anthropic-sdk-ts",
+  from: import.meta.url,
+  packages: [PACKAGE],
+  imports: async () => ({ Anthropic: (await import(PACKAGE)).default, mcpTool: (await import("@anthropic-ai/sdk/helpers/beta/mcp")).mcpTool }),
+});
+const { Anthropic, mcpTool } = wrapped.modules;
 
 // The MCP client is only called when the model calls the tool, which never happens here.
 const mcpClient = {
@@ -69,11 +60,7 @@ async function entry(schema) {
   return projection(body.tools[0].input_schema);
 }
 
-await serve({
-  name: "anthropic-sdk-ts",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "anthropic-sdk-ts": translate },
   entries: { "anthropic-sdk-ts": entry },
-  packages: { [PACKAGE]: await version(PACKAGE) },
-  unavailable,
 });

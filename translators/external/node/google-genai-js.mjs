@@ -8,26 +8,18 @@
 // `parametersJsonSchema` (dialect json-schema): the dialect is reported per case.
 // Table: dispositions/google-genai-js.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Refusal, Wire, escapeToken, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@google/genai";
 const here = new URL(".", import.meta.url);
 
-let genai;
-let unavailable;
-try {
-  genai = await import(PACKAGE);
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "google-genai-js",
+  from: import.meta.url,
+  packages: [PACKAGE],
+  imports: async () => ({ genai: await import(PACKAGE) }),
+});
+const { genai } = wrapped.modules;
 
 const wire = new Wire();
 globalThis.fetch = wire.fetch;
@@ -82,12 +74,8 @@ async function translate(schema) {
   return { schema: declaration.parameters, dialect: "gemini-proto" };
 }
 
-await serve({
-  name: "google-genai-js",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "google-genai-js": translate },
   // processJsonSchema is not exported: the path is the public call itself.
   entries: { "google-genai-js": translate },
-  packages: { [PACKAGE]: await version(PACKAGE) },
-  unavailable,
 });

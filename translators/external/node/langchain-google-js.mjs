@@ -7,26 +7,17 @@
 // stub, reading the declaration from the request body.
 // Table: dispositions/langchain-google-js.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Refusal, Wire, escapeToken, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@langchain/google-common";
-const here = new URL(".", import.meta.url);
 
-let common;
-let unavailable;
-try {
-  common = await import(PACKAGE);
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "langchain-google-js",
+  from: import.meta.url,
+  packages: [PACKAGE, "@langchain/core"],
+  imports: async () => ({ common: await import(PACKAGE) }),
+});
+const { common } = wrapped.modules;
 
 // removeAdditionalProperties throws three named errors on purpose ("Gemini cannot handle ..."),
 // naming no location. Its walk visits every object and array value under the root (schema or
@@ -120,11 +111,7 @@ async function entry(schema) {
   return { schema: body.tools[0].functionDeclarations[0].parameters, dialect: "gemini-proto" };
 }
 
-await serve({
-  name: "langchain-google-js",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "langchain-google-js": translate },
   entries: { "langchain-google-js": entry },
-  packages: { [PACKAGE]: await version(PACKAGE), "@langchain/core": await version("@langchain/core") },
-  unavailable,
 });

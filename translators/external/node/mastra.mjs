@@ -24,27 +24,18 @@
 // provider touches the schema. Tables: dispositions/mastra-openai.yaml,
 // dispositions/mastra-openai-strict.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Refusal, escapeToken, schemaNodes, serve } from "./sf-adapter.mjs";
+import { Refusal, escapeToken, schemaNodes, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@mastra/schema-compat";
-const here = new URL(".", import.meta.url);
 
-let compat;
-let unavailable;
-try {
-  compat = await import(PACKAGE);
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
+const wrapped = await wrap({
+  name: "mastra",
+  from: import.meta.url,
+  packages: [PACKAGE, "zod"],
+  imports: async () => ({ compat: await import(PACKAGE) }),
+});
+const { compat } = wrapped.modules;
 
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
 
 // ---- the tool path ----------------------------------------------------------------------------
 
@@ -163,12 +154,8 @@ function structuredOutput(schema) {
   }
 }
 
-await serve({
-  name: "mastra",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "mastra-openai": tool, "mastra-openai-strict": structuredOutput },
   // Mastra has no client of its own: the entry is the call its code makes at the cited call site.
   entries: { "mastra-openai": tool, "mastra-openai-strict": structuredOutput },
-  packages: { [PACKAGE]: await version(PACKAGE), zod: await version("zod") },
-  unavailable,
 });

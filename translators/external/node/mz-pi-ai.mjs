@@ -21,29 +21,24 @@
 // throws before any connection. Nothing reaches the network; the projection is read from the body.
 // Tables: dispositions/mz-pi-ai-anthropic.yaml, mz-pi-ai-google.yaml, mz-pi-ai-openai.yaml, mz-pi-ai-bedrock.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Wire, serve } from "./sf-adapter.mjs";
+import { Wire, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "@mariozechner/pi-ai";
 const here = new URL(".", import.meta.url);
 const providers = new URL(`node_modules/${PACKAGE}/dist/providers/`, here);
 
-let piai, bedrock, googleShared, responsesShared, unavailable;
-try {
-  piai = await import(PACKAGE);
-  bedrock = await import("@aws-sdk/client-bedrock-runtime");
-  googleShared = await import(new URL("google-shared.js", providers));
-  responsesShared = await import(new URL("openai-responses-shared.js", providers));
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "mz-pi-ai",
+  from: import.meta.url,
+  packages: [PACKAGE],
+  imports: async () => ({
+    piai: await import(PACKAGE),
+    bedrock: await import("@aws-sdk/client-bedrock-runtime"),
+    googleShared: await import(new URL("google-shared.js", providers)),
+    responsesShared: await import(new URL("openai-responses-shared.js", providers)),
+  }),
+});
+const { piai, bedrock, googleShared, responsesShared } = wrapped.modules;
 
 const wire = new Wire();
 globalThis.fetch = wire.fetch;
@@ -105,11 +100,7 @@ const projection = (schema) => {
 const entry = (name) => async (schema) => projection(PATHS[name].read(await PATHS[name].call(schema)));
 const translator = (name) => (PATHS[name].convert ? async (schema) => projection(PATHS[name].convert(schema)) : entry(name));
 
-await serve({
-  name: "mz-pi-ai",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: Object.fromEntries(Object.keys(PATHS).map((name) => [name, translator(name)])),
   entries: Object.fromEntries(Object.keys(PATHS).map((name) => [name, entry(name)])),
-  packages: { [PACKAGE]: await version(PACKAGE) },
-  unavailable,
 });

@@ -14,33 +14,23 @@
 // reads `tools[0].parameters` and `tools[0].strict` from the Responses request. Tracing is disabled
 // before the SDK loads (an exporter would post spans to the network).
 
-import { readFile } from "node:fs/promises";
-import { Refusal, Wire, escapeToken, schemaNodes, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, schemaNodes, wrap } from "./sf-adapter.mjs";
 
 process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
 
 const PACKAGE = "@openai/agents-core";
-const here = new URL(".", import.meta.url);
 
-let agents;
-let openaiModels;
-let OpenAI;
-let unavailable;
-try {
-  agents = await import(PACKAGE);
-  openaiModels = await import("@openai/agents-openai");
-  OpenAI = (await import("openai")).default;
-  agents.setTracingDisabled(true);
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "openai-agents-js",
+  from: import.meta.url,
+  packages: [PACKAGE, "@openai/agents-openai", "openai"],
+  imports: async () => {
+    const agents = await import(PACKAGE);
+    agents.setTracingDisabled(true);
+    return { agents, openaiModels: await import("@openai/agents-openai"), OpenAI: (await import("openai")).default };
+  },
+});
+const { agents, openaiModels, OpenAI } = wrapped.modules;
 
 const isRecord = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 const isNull = (v) => isRecord(v) && Object.keys(v).length === 1 && v.type === "null";
@@ -164,11 +154,7 @@ async function entry(schema) {
   return projected(sent.parameters, sent.strict, schema);
 }
 
-await serve({
-  name: "openai-agents-js",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "openai-agents-js": translate },
   entries: { "openai-agents-js": entry },
-  packages: { [PACKAGE]: await version(PACKAGE), "@openai/agents-openai": await version("@openai/agents-openai"), openai: await version("openai") },
-  unavailable,
 });

@@ -11,26 +11,18 @@
 // accepts; its messages name the keyword and the path: those are its refusals.
 // Table: dispositions/openai-node-strict.yaml.
 
-import { readFile } from "node:fs/promises";
-import { Refusal, Wire, escapeToken, serve } from "./sf-adapter.mjs";
+import { Refusal, Wire, escapeToken, wrap } from "./sf-adapter.mjs";
 
 const PACKAGE = "openai";
 const here = new URL(".", import.meta.url);
 
-let OpenAI, standardFunction, unavailable;
-try {
-  OpenAI = (await import(PACKAGE)).default;
-  ({ standardFunction } = await import("openai/helpers/standard-schema"));
-} catch (error) {
-  unavailable = `cannot load ${PACKAGE} (${error.code ?? error.message}): run npm ci in translators/external/node`;
-}
-const version = async (name) => {
-  try {
-    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, here), "utf8")).version;
-  } catch {
-    return "not installed";
-  }
-};
+const wrapped = await wrap({
+  name: "openai-node-strict",
+  from: import.meta.url,
+  packages: [PACKAGE],
+  imports: async () => ({ OpenAI: (await import(PACKAGE)).default, standardFunction: (await import("openai/helpers/standard-schema")).standardFunction }),
+});
+const { OpenAI, standardFunction } = wrapped.modules;
 
 // A validator that accepts what it is given: the adapter measures the schema the helper sends,
 // not the parse of an answer.
@@ -135,11 +127,7 @@ async function entry(schema) {
   return fromFunction(body.tools[0].function);
 }
 
-await serve({
-  name: "openai-node-strict",
-  version: await version(PACKAGE),
+await wrapped.serve({
   translators: { "openai-node-strict": translate },
   entries: { "openai-node-strict": entry },
-  packages: { [PACKAGE]: await version(PACKAGE) },
-  unavailable,
 });

@@ -7,6 +7,7 @@
 // While serving, console.log/info/debug write to stderr: a library that logs cannot corrupt the
 // protocol stream on stdout, and its output shows up in the harness's fault messages instead.
 
+import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 
 export const PROTOCOL = 1;
@@ -80,6 +81,56 @@ async function requestBody(input, init) {
   if (typeof body === "string") return JSON.parse(body);
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) return JSON.parse(new TextDecoder().decode(body));
   return JSON.parse(await new Response(body).text());
+}
+
+/**
+ * The packages an adapter wraps, loaded once as it starts: the preamble every adapter shares.
+ *
+ * `name` is the adapter's. `imports` makes the adapter's own dynamic imports (written in the
+ * adapter, so that they resolve from its folder) and returns what it needs of them, as `modules`.
+ * `packages` names the package checked first (its version is the adapter's), then any whose
+ * versions the reports show beside it; they are read from `node_modules/NAME/package.json` beside
+ * `from` (the adapter's `import.meta.url`), which also works where a package's `exports` hide it.
+ * A package that cannot be loaded ends the adapter here: it answers the handshake `unavailable`,
+ * with the reason and `install`, and exits, so a run says what to install instead of failing every
+ * case, and no code below the call ever runs without its modules.
+ * @param {{name: string, from: string, packages: string[], imports: () => Promise<object>, install?: string}} wrapped
+ */
+export async function wrap({ name, from, packages, imports, install = "run npm ci in translators/external/node" }) {
+  let modules;
+  try {
+    modules = await imports();
+  } catch (error) {
+    await serve({ name, version: "not installed", translators: {}, unavailable: `cannot load ${packages.join(" / ")} (${error.code ?? error.message}): ${install}` });
+    process.exit(0);
+  }
+  const versions = {};
+  for (const name of packages) versions[name] = await installedVersion(from, name);
+  return new Wrapped(name, modules, versions, versions[packages[0]]);
+}
+
+/** What [`wrap`] loaded: the adapter's modules, and its packages' versions. */
+class Wrapped {
+  constructor(name, modules, packages, version) {
+    this.name = name;
+    this.modules = modules;
+    this.packages = packages;
+    this.version = version;
+  }
+
+  /** [`serve`] with this adapter's name, version and packages. */
+  serve({ translators, entries }) {
+    return serve({ name: this.name, version: this.version, packages: this.packages, translators, entries });
+  }
+}
+
+/** The version of the package `name` installed beside the module `from`, or "not installed". */
+export async function installedVersion(from, name) {
+  try {
+    return JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, new URL(".", from)), "utf8")).version;
+  } catch {
+    return "not installed";
+  }
 }
 
 /**

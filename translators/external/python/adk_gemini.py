@@ -22,13 +22,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Refusal, Wire, serve  # noqa: E402
+from sf_adapter import Refusal, Wire, Wrapped  # noqa: E402
 
 PACKAGE = "google-adk"
 
-try:
+with Wrapped("adk-gemini", PACKAGE, install="install translators/external/genai2/requirements.txt into translators/external/genai2/.venv") as wrapped:
     import asyncio
-    from importlib.metadata import version
 
     import anyio
     import httpx
@@ -42,12 +41,6 @@ try:
     from mcp import ClientSession, StdioServerParameters
     from mcp.types import ListToolsResult
     from mcp.types import Tool as MCPTool
-
-    unavailable = None
-    package_version = version(PACKAGE)
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/genai2/requirements.txt into translators/external/genai2/.venv"
-    package_version = "not installed"
 
 
 def _mcp_tool(schema):
@@ -117,11 +110,7 @@ def entry(schema):
     return _projection(body["tools"][0]["functionDeclarations"][0])
 
 
-serve(
-    "adk-gemini",
-    package_version,
+wrapped.serve(
     {"adk-gemini": translate},
-    packages={PACKAGE: package_version},
-    unavailable=unavailable,
     entries={"adk-gemini": entry},
 )

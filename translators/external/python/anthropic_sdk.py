@@ -17,22 +17,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Wire, serve  # noqa: E402
+from sf_adapter import Wire, Wrapped  # noqa: E402
 
 PACKAGE = "anthropic"
 MODEL = "claude-sonnet-5"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("anthropic-sdk", PACKAGE) as wrapped:
     import anthropic
     import httpx2
-
-    unavailable = None
-    package_version = version(PACKAGE)
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = "not installed"
 
 
 def translate(schema):
@@ -52,11 +44,7 @@ def entry(schema):
     return {"schema": sent["input_schema"], "dialect": "json-schema", "strict": sent.get("strict", False)}
 
 
-serve(
-    "anthropic-sdk",
-    package_version,
+wrapped.serve(
     {"anthropic-sdk": translate},
-    packages={PACKAGE: package_version},
-    unavailable=unavailable,
     entries={"anthropic-sdk": entry},
 )

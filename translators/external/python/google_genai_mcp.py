@@ -22,14 +22,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Refusal, Wire, serve  # noqa: E402
+from sf_adapter import Refusal, Wire, Wrapped  # noqa: E402
 from sf_walk import proto_json_names  # noqa: E402
 
 PACKAGE = "google-genai"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("google-genai-mcp", PACKAGE) as wrapped:
     import anyio
     import httpx
     from google import genai
@@ -38,12 +36,6 @@ try:
     from mcp import ClientSession
     from mcp.types import ListToolsResult
     from mcp.types import Tool as MCPTool
-
-    unavailable = None
-    package_version = version(PACKAGE)
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = "not installed"
 
 
 def _mcp_tool(schema):
@@ -90,11 +82,7 @@ def entry(schema):
     return {"schema": proto_json_names(body["tools"][0]["functionDeclarations"][0].get("parameters", {})), "dialect": "gemini-proto"}
 
 
-serve(
-    "google-genai-mcp",
-    package_version,
+wrapped.serve(
     {"google-genai-mcp": translate},
-    packages={PACKAGE: package_version},
-    unavailable=unavailable,
     entries={"google-genai-mcp": entry},
 )

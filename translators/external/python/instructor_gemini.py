@@ -41,7 +41,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from sf_adapter import Wire, serve  # noqa: E402
+from sf_adapter import Wire, Wrapped  # noqa: E402
 from sf_walk import proto_json_names  # noqa: E402
 
 
@@ -57,9 +57,7 @@ PACKAGE = "instructor"
 MODEL = "gemini-2.5-flash"
 INSTALL = "install translators/external/instructor/requirements.txt into translators/external/instructor/.venv"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("instructor-gemini", PACKAGE, "google-genai", "jsonref", "pydantic", install=INSTALL) as wrapped:
     import httpx2
     import instructor
     from google import genai
@@ -67,14 +65,6 @@ try:
     from instructor.v2.core.response_model import prepare_response_model
     from instructor.v2.providers.gemini import utils as gemini_utils
     from pydantic import BaseModel
-
-    unavailable = None
-    package_version = version(PACKAGE)
-    packages = {PACKAGE: package_version, "google-genai": version("google-genai"), "jsonref": version("jsonref"), "pydantic": version("pydantic")}
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): {INSTALL}"
-    package_version = "not installed"
-    packages = None
 
 
 def _model(schema):
@@ -127,11 +117,7 @@ def entry(schema):
     return {"schema": proto_json_names(declaration.get("parameters", {})), "dialect": "gemini-proto"}
 
 
-serve(
-    "instructor-gemini",
-    package_version,
+wrapped.serve(
     {"instructor-gemini": translate},
-    packages=packages,
-    unavailable=unavailable,
     entries={"instructor-gemini": entry},
 )

@@ -20,7 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from sf_adapter import Wire, serve  # noqa: E402
+from sf_adapter import Wire, Wrapped  # noqa: E402
 from sf_walk import proto_json_names  # noqa: E402
 
 # This file is named like the package it wraps: with its directory on sys.path (Python puts the
@@ -30,18 +30,10 @@ sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or os.curdir
 
 PACKAGE = "langchain-google-genai"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("langchain-google-genai", PACKAGE) as wrapped:
     import httpx
     from langchain_google_genai import ChatGoogleGenerativeAI
     from langchain_google_genai._function_utils import convert_to_genai_function_declarations
-
-    unavailable = None
-    package_version = version(PACKAGE)
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = "not installed"
 
 
 def _tool(schema):
@@ -64,11 +56,7 @@ def entry(schema):
     return {"schema": proto_json_names(body["tools"][0]["functionDeclarations"][0].get("parameters", {})), "dialect": "gemini-proto"}
 
 
-serve(
-    "langchain-google-genai",
-    package_version,
+wrapped.serve(
     {"langchain-google-genai": translate},
-    packages={PACKAGE: package_version},
-    unavailable=unavailable,
     entries={"langchain-google-genai": entry},
 )

@@ -18,24 +18,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Wire, serve  # noqa: E402
+from sf_adapter import Wire, Wrapped  # noqa: E402
 
 PACKAGE = "langchain-core"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("langchain-openai-strict", PACKAGE, "langchain-openai", "openai") as wrapped:
     import httpx
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from langchain_openai import ChatOpenAI
-
-    unavailable = None
-    package_version = version(PACKAGE)
-    packages = {PACKAGE: package_version, "langchain-openai": version("langchain-openai"), "openai": version("openai")}
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = "not installed"
-    packages = None
 
 
 def _tool(schema):
@@ -58,11 +48,7 @@ def entry(schema):
     return {"schema": function["parameters"], "dialect": "json-schema", "strict": function.get("strict", False)}
 
 
-serve(
-    "langchain-openai-strict",
-    package_version,
+wrapped.serve(
     {"langchain-openai-strict": translate},
-    packages=packages,
-    unavailable=unavailable,
     entries={"langchain-openai-strict": entry},
 )

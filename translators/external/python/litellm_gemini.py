@@ -27,25 +27,17 @@ from functools import partial
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Wire, serve  # noqa: E402
+from sf_adapter import Wire, Wrapped  # noqa: E402
 
 PACKAGE = "litellm"
 MODELS = {"litellm-gemini": "gemini/gemini-2.5-flash", "litellm-gemini-3": "gemini/gemini-3-pro-preview"}
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("litellm-gemini", PACKAGE, install="install translators/external/litellm/requirements.txt into translators/external/litellm/.venv") as wrapped:
     import httpx
     import litellm
     from litellm.llms.custom_httpx.http_handler import HTTPHandler
     from litellm.llms.vertex_ai.common_utils import with_integer_enums_that_fit
     from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import VertexGeminiConfig
-
-    unavailable = None
-    package_version = version(PACKAGE)
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/litellm/requirements.txt into translators/external/litellm/.venv"
-    package_version = "not installed"
 
 
 def _tools(schema):
@@ -59,7 +51,7 @@ def _projection(declaration):
 
 
 def conversion(translator):
-    gemini_3 = VertexGeminiConfig._is_gemini_3_or_newer(MODELS[translator]) if unavailable is None else False
+    gemini_3 = VertexGeminiConfig._is_gemini_3_or_newer(MODELS[translator])
 
     def translate(schema):
         # What `map_openai_params` runs for `tools`. `_map_function` deep-copies the tools before
@@ -85,11 +77,7 @@ def through_completion(translator):
     return entry
 
 
-serve(
-    "litellm-gemini",
-    package_version,
+wrapped.serve(
     {name: conversion(name) for name in MODELS},
-    packages={PACKAGE: package_version},
-    unavailable=unavailable,
     entries={name: through_completion(name) for name in MODELS},
 )

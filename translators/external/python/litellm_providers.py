@@ -35,26 +35,18 @@ import sys
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Wire, serve  # noqa: E402
+from sf_adapter import Wire, Wrapped  # noqa: E402
 
 PACKAGE = "litellm"
 ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-5"
 BEDROCK_MODEL = "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("litellm-providers", PACKAGE, install="install translators/external/litellm/requirements.txt into translators/external/litellm/.venv") as wrapped:
     import httpx
     import litellm
     from litellm.llms.anthropic.chat.transformation import AnthropicConfig
     from litellm.llms.bedrock.chat.converse_transformation import AmazonConverseConfig
     from litellm.llms.custom_httpx.http_handler import HTTPHandler
-
-    unavailable = None
-    package_version = version(PACKAGE)
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/litellm/requirements.txt into translators/external/litellm/.venv"
-    package_version = "not installed"
 
 
 def _tools(schema):
@@ -103,11 +95,7 @@ def bedrock_entry(schema):
     return _json_schema(body["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"])
 
 
-serve(
-    "litellm-providers",
-    package_version,
+wrapped.serve(
     {"litellm-anthropic": anthropic_conversion, "litellm-bedrock": bedrock_conversion},
-    packages={PACKAGE: package_version},
-    unavailable=unavailable,
     entries={"litellm-anthropic": anthropic_entry, "litellm-bedrock": bedrock_entry},
 )

@@ -32,15 +32,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Refusal, Wire, serve  # noqa: E402
+from sf_adapter import Refusal, Wire, Wrapped  # noqa: E402
 from sf_walk import proto_json_names  # noqa: E402
 
 PACKAGE = "llama-index-llms-google-genai"
 PACKAGES = ("llama-index-llms-google-genai", "llama-index-tools-mcp", "llama-index-core", "google-genai")
 
-try:
+with Wrapped("llamaindex-gemini", *PACKAGES, install="install translators/external/genai2/requirements.txt into translators/external/genai2/.venv") as wrapped:
     import asyncio
-    from importlib.metadata import version
 
     import anyio
     import httpx
@@ -51,14 +50,6 @@ try:
     from mcp import ClientSession
     from mcp.types import ListToolsResult
     from mcp.types import Tool as MCPTool
-
-    unavailable = None
-    package_version = version(PACKAGE)
-    packages = {name: version(name) for name in PACKAGES}
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/genai2/requirements.txt into translators/external/genai2/.venv"
-    package_version = "not installed"
-    packages = None
 
 
 def _mcp_tool(schema):
@@ -118,11 +109,7 @@ def entry(schema):
     return _projection(body["tools"][0]["functionDeclarations"][0].get("parameters"))
 
 
-serve(
-    "llamaindex-gemini",
-    package_version,
+wrapped.serve(
     {"llamaindex-gemini": translate},
-    packages=packages,
-    unavailable=unavailable,
     entries={"llamaindex-gemini": entry},
 )

@@ -32,15 +32,13 @@ import sys
 os.environ["OPENAI_AGENTS_DISABLE_TRACING"] = "1"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Refusal, Wire, serve  # noqa: E402
+from sf_adapter import Refusal, Wire, Wrapped  # noqa: E402
 from sf_walk import first_node  # noqa: E402
 
 PACKAGE = "openai-agents"
 MODEL = "gpt-5.5"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("openai-agents", PACKAGE, "openai", "mcp") as wrapped:
     import httpx2
     from agents import Agent, FunctionTool, OpenAIResponsesModel, Runner, set_tracing_disabled
     from agents.exceptions import UserError
@@ -50,13 +48,6 @@ try:
     from openai import AsyncOpenAI
 
     set_tracing_disabled(True)
-    unavailable = None
-    package_version = version(PACKAGE)
-    packages = {PACKAGE: package_version, "openai": version("openai"), "mcp": version("mcp")}
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = "not installed"
-    packages = None
 
 
 def _ref_with_siblings(node, root):
@@ -187,11 +178,7 @@ def entry_mcp(schema):
     return _sent(wire.send(lambda: Runner.run(agent, "hi")))
 
 
-serve(
-    "openai-agents",
-    package_version,
+wrapped.serve(
     {"openai-agents": translate, "openai-agents-mcp": translate_mcp},
-    packages=packages,
-    unavailable=unavailable,
     entries={"openai-agents": entry, "openai-agents-mcp": entry_mcp},
 )

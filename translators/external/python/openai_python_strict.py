@@ -42,27 +42,17 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Refusal, Wire, serve  # noqa: E402
+from sf_adapter import Refusal, Wire, Wrapped  # noqa: E402
 from sf_walk import first_node  # noqa: E402
 
 PACKAGE = "openai"
 MODEL = "gpt-5"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("openai-python-strict", PACKAGE, "pydantic") as wrapped:
     import httpx
     import openai
     import pydantic
     from openai import OpenAI
-
-    unavailable = None
-    package_version = version(PACKAGE)
-    packages = {PACKAGE: package_version, "pydantic": version("pydantic")}
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = "not installed"
-    packages = None
 
 
 def _model(schema):
@@ -118,11 +108,7 @@ def entry(schema):
     return {"schema": function["parameters"], "dialect": "json-schema", "strict": function.get("strict", False)}
 
 
-serve(
-    "openai-python-strict",
-    package_version,
+wrapped.serve(
     {"openai-python-strict": translate},
-    packages=packages,
-    unavailable=unavailable,
     entries={"openai-python-strict": entry},
 )

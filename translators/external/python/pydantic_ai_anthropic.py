@@ -25,28 +25,19 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import LimitRefusal, Refusal, Wire, serve  # noqa: E402
+from sf_adapter import LimitRefusal, Refusal, Wire, Wrapped  # noqa: E402
 from sf_walk import first_node  # noqa: E402
 
 PACKAGE = "pydantic-ai-slim"
 MODEL = "claude-sonnet-5"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("pydantic-ai-anthropic", PACKAGE, "anthropic") as wrapped:
     import httpx2
     from pydantic_ai import Agent, Tool
     from pydantic_ai.exceptions import ModelRequestRejectedError
     from pydantic_ai.models._anthropic_schema_limits import exceeded_limit
     from pydantic_ai.models.anthropic import AnthropicModel
     from pydantic_ai.providers.anthropic import AnthropicJsonSchemaTransformer, AnthropicProvider
-
-    unavailable = None
-    package_version = version(PACKAGE)
-    anthropic_version = version("anthropic")
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = anthropic_version = "not installed"
 
 
 # `exceeded_limit`'s findings, as it words them, and the bound of dispositions/pydantic-ai-anthropic.yaml each is.
@@ -101,11 +92,7 @@ def entry(schema):
     return {"schema": sent["input_schema"], "dialect": "json-schema", "strict": sent.get("strict", False)}
 
 
-serve(
-    "pydantic-ai-anthropic",
-    package_version,
+wrapped.serve(
     {"pydantic-ai-anthropic": translate},
-    packages={PACKAGE: package_version, "anthropic": anthropic_version},
-    unavailable=unavailable,
     entries={"pydantic-ai-anthropic": entry},
 )

@@ -12,25 +12,17 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Refusal, Wire, serve  # noqa: E402
+from sf_adapter import Refusal, Wire, Wrapped  # noqa: E402
 
 PACKAGE = "pydantic-ai-slim"
 MODEL = "gemini-2.5-flash"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("pydantic-ai-google", PACKAGE) as wrapped:
     import httpx2
     from pydantic_ai import Agent, Tool
     from pydantic_ai.models.google import GoogleModel
     from pydantic_ai.profiles.google import GoogleJsonSchemaTransformer
     from pydantic_ai.providers.google import GoogleProvider
-
-    unavailable = None
-    package_version = version(PACKAGE)
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = "not installed"
 
 
 def _boolean_root(schema, error):
@@ -74,11 +66,7 @@ def entry(schema):
     return {"schema": body["tools"][0]["functionDeclarations"][0]["parameters_json_schema"], "dialect": "json-schema"}
 
 
-serve(
-    "pydantic-ai-google",
-    package_version,
+wrapped.serve(
     {"pydantic-ai-google": translate},
-    packages={PACKAGE: package_version},
-    unavailable=unavailable,
     entries={"pydantic-ai-google": entry},
 )

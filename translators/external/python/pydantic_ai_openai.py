@@ -24,27 +24,19 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sf_adapter import Refusal, Wire, serve  # noqa: E402
+from sf_adapter import Refusal, Wire, Wrapped  # noqa: E402
 from sf_walk import first_node, schema_nodes  # noqa: E402
 
 PACKAGE = "pydantic-ai-slim"
 MODEL = "gpt-5.5"
 
-try:
-    from importlib.metadata import version
-
+with Wrapped("pydantic-ai-openai", PACKAGE) as wrapped:
     import httpx2
     from pydantic_ai import Agent, Tool
     from pydantic_ai.exceptions import UserError
     from pydantic_ai.models.openai import OpenAIResponsesModel
     from pydantic_ai.profiles.openai import _TYPE_BEARING_KEYS, _OpenAIJsonSchemaTransformer
     from pydantic_ai.providers.openai import OpenAIProvider
-
-    unavailable = None
-    package_version = version(PACKAGE)
-except ImportError as error:
-    unavailable = f"cannot import {PACKAGE} ({error}): install translators/external/python/requirements.txt"
-    package_version = "not installed"
 
 
 def _untyped_array(node):
@@ -110,11 +102,7 @@ def entry(schema):
     return {"schema": sent["parameters"], "dialect": "json-schema", "strict": sent.get("strict", False)}
 
 
-serve(
-    "pydantic-ai-openai",
-    package_version,
+wrapped.serve(
     {"pydantic-ai-openai": translate},
-    packages={PACKAGE: package_version},
-    unavailable=unavailable,
     entries={"pydantic-ai-openai": entry},
 )

@@ -13,6 +13,7 @@ import inspect
 import json
 import sys
 import traceback
+from importlib.metadata import version
 
 PROTOCOL = 1
 
@@ -97,6 +98,49 @@ def _response(request, status, body):
     """A response of the httpx module `request` comes from (httpx or httpx2)."""
     module = sys.modules[type(request).__module__.split(".")[0]]
     return module.Response(status, json=body, request=request)
+
+
+class Wrapped:
+    """The packages an adapter wraps, imported once as it starts: the preamble every adapter shares.
+
+    Import them in a `with` block::
+
+        with Wrapped("pydantic-ai-anthropic", "pydantic-ai-slim", "anthropic") as wrapped:
+            import pydantic_ai
+        ...
+        wrapped.serve({"pydantic-ai-anthropic": translate}, entries={"pydantic-ai-anthropic": entry})
+
+    `adapter` is the adapter's name; of the packages, the first is the one checked (its version is
+    the adapter's) and the others are those whose versions the reports show beside it. An
+    `ImportError` in the block (a missing package or module, or a named package without metadata)
+    ends the adapter there: it answers the handshake `unavailable`, with the reason and `install`,
+    and exits, so a run says what to install instead of failing every case, and no code below the
+    block ever runs without the names the block imports.
+    """
+
+    def __init__(self, adapter, *packages, install="install translators/external/python/requirements.txt"):
+        self.adapter = adapter
+        self.named = packages
+        self.install = install
+        self.packages = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, _kind, error, _traceback):
+        if error is None:
+            try:
+                self.packages = {name: version(name) for name in self.named}
+            except ImportError as missing:  # importlib.metadata.PackageNotFoundError is one
+                error = missing
+        if not isinstance(error, ImportError):
+            return False
+        serve(self.adapter, "not installed", {}, unavailable=f"cannot import {self.named[0]} ({error}): {self.install}")
+        sys.exit(0)
+
+    def serve(self, translators, entries=None):
+        """`serve` with this adapter's name, version and packages."""
+        serve(self.adapter, self.packages[self.named[0]], translators, packages=self.packages, entries=entries)
 
 
 def serve(name, version, translators, packages=None, unavailable=None, entries=None):
