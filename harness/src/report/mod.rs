@@ -8,8 +8,10 @@
 //!   ([`matrix`]);
 //! - `style.css`: the one stylesheet every HTML page links to, the one report file written by
 //!   hand (the code embeds it);
-//! - `<translator>.md`: every row with its meaning, note, issues, table line, the number of cases
-//!   that use it and a witness per approximation, under a stable anchor ([`pages`], [`anchor`]);
+//! - `<translator>.md` and `<translator>.html`: every row with its meaning, note, issues, table
+//!   line, the number of cases that use it and a witness per approximation, under a stable anchor
+//!   ([`pages`], [`anchor`]). Both formats render one document ([`doc`]): a page is built once as
+//!   blocks and written twice, so the Markdown and the HTML page cannot say different things;
 //! - `report.json`: the same data for scripts, in the format `schemas/report.schema.json`
 //!   specifies, with the table and corpus hashes and the tool version ([`model`], [`hash`]).
 //!
@@ -25,6 +27,7 @@ pub mod ci;
 pub mod coverage;
 pub mod compare;
 pub mod diff;
+pub mod doc;
 pub mod families;
 pub mod headline;
 pub mod matrix;

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeSet;
 
+use super::doc::{Block, Href, Inline, code_span, phrase, text};
 use super::model::{Report, RowReport, TranslatorReport};
 
 /// What one difference says.
@@ -165,72 +166,52 @@ fn refinement_suffix(d: &Difference<'_>) -> String {
 /// The section of the built-in translator's page: the rows where it and the real translator it
 /// models differ.
 #[must_use]
-pub fn markdown(pair: &Pair<'_>) -> String {
+pub fn blocks(pair: &Pair<'_>) -> Vec<Block> {
     let (reference, real) = (&pair.reference.name, &pair.real.name);
-    let mut s = format!(
-        "## Beside the real translator it models: [`{real}`]({real}.md)\n\n`{reference}` is the reference for `{real}`{} (`models:` in its table). The rows where their dispositions differ, or where `{real}` breaks the row they share; each says whether the real one breaks the reference's contract, gives up what the reference keeps, or keeps what the reference gives up (then the reference is wrong, unless their targets differ).\n\n",
-        pair.real.package.as_deref().map_or_else(String::new, |p| format!(", {p}"))
-    );
+    let mut intro = vec![code_span(reference), text(" is the reference for "), code_span(real)];
+    if let Some(package) = &pair.real.package {
+        intro.push(text(format!(", {package}")));
+    }
+    intro.extend([
+        text(" ("),
+        code_span("models:"),
+        text(" in its table). The rows where their dispositions differ, or where "),
+        code_span(real),
+        text(
+            " breaks the row they share; each says whether the real one breaks the reference's contract, gives up what the reference keeps, \
+             or keeps what the reference gives up (then the reference is wrong, unless their targets differ).",
+        ),
+    ]);
+    let mut blocks = vec![
+        Block::Heading {
+            level: 2,
+            id: Some(ANCHOR.to_owned()),
+            content: vec![text("Beside the real translator it models: "), Inline::Link(Href::Page(real.clone(), None), vec![code_span(real)])],
+        },
+        Block::Paragraph(intro),
+    ];
     if pair.differences.is_empty() {
-        s.push_str("They agree on every row.\n\n");
-        return s;
+        blocks.push(Block::Paragraph(vec![text("They agree on every row.")]));
+        return blocks;
     }
-    s.push_str("| row | `");
-    s.push_str(reference);
-    s.push_str("` | `");
-    s.push_str(real);
-    s.push_str("` | what it says |\n|---|---|---|---|\n");
-    for d in &pair.differences {
-        s.push_str(&format!(
-            "| [`{}`]({real}.md#{}){} | [{}](#{}) | [{}]({real}.md#{}) | {} |\n",
-            d.key,
-            d.real.anchor,
-            refinement_suffix(d),
-            d.reference.label(),
-            d.reference.anchor,
-            d.real.label() + if has_marks(d.real) { " ⚠" } else { "" },
-            d.real.anchor,
-            super::text::md_inline(&d.verdict.words(reference, real)).replace('|', "\\|")
-        ));
-    }
-    s.push('\n');
-    s
-}
-
-/// The same section as HTML.
-#[must_use]
-pub fn html(pair: &Pair<'_>) -> String {
-    use super::text::html;
-    let (reference, real) = (&pair.reference.name, &pair.real.name);
-    let mut s = format!(
-        "<h2 id=\"{ANCHOR}\">Beside the real translator it models: <a href=\"{0}.html\"><code>{0}</code></a></h2>\n<p><code>{1}</code> is the reference for <code>{0}</code>{2} (<code>models:</code> in its table): the rows where their dispositions differ, or where <code>{0}</code> breaks the row they share.</p>\n",
-        html(real),
-        html(reference),
-        pair.real.package.as_deref().map_or_else(String::new, |p| format!(", {}", html(p)))
-    );
-    if pair.differences.is_empty() {
-        s.push_str("<p>They agree on every row.</p>\n");
-        return s;
-    }
-    let _ = std::fmt::Write::write_fmt(&mut s, format_args!("<table class=\"facts\">\n<tr><th>row</th><th><code>{}</code></th><th><code>{}</code></th><th>what it says</th></tr>\n", html(reference), html(real)));
-    for d in &pair.differences {
-        let _ = std::fmt::Write::write_fmt(
-            &mut s,
-            format_args!(
-                "<tr><td><a href=\"{real_page}.html#{ra}\"><code>{key}</code></a>{suffix}</td><td><a href=\"#{fa}\">{fl}</a></td><td><a href=\"{real_page}.html#{ra}\">{rl}</a></td><td>{words}</td></tr>\n",
-                real_page = html(real),
-                ra = html(&d.real.anchor),
-                key = html(&d.key),
-                suffix = html(&refinement_suffix(d)),
-                fa = html(&d.reference.anchor),
-                fl = html(&d.reference.label()),
-                rl = html(&(d.real.label() + if has_marks(d.real) { " ⚠" } else { "" })),
-                words = html(&super::text::md_inline(&d.verdict.words(reference, real))),
-            ),
-        );
-    }
-    s.push_str("</table>\n");
-    s
+    let rows = pair
+        .differences
+        .iter()
+        .map(|d| {
+            let at_real = || Href::Page(real.clone(), Some(d.real.anchor.clone()));
+            let mut row = vec![Inline::Link(at_real(), vec![code_span(&d.key)])];
+            row.extend(phrase(&refinement_suffix(d)));
+            let real_label = d.real.label() + if has_marks(d.real) { " ⚠" } else { "" };
+            vec![
+                row,
+                vec![Inline::Link(Href::Here(d.reference.anchor.clone()), vec![text(d.reference.label())])],
+                vec![Inline::Link(at_real(), vec![text(real_label)])],
+                vec![text(d.verdict.words(reference, real))],
+            ]
+        })
+        .collect();
+    blocks.push(Block::Table { head: vec![vec![text("row")], vec![code_span(reference)], vec![code_span(real)], vec![text("what it says")]], numeric: vec![false; 4], rows });
+    blocks
 }
 
 /// The matrix's summary: one line per pair, with how many differences say what.
