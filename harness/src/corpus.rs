@@ -129,10 +129,20 @@ fn is_case_file(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"))
 }
 
+/// A folder of corpus files. A case's id is its file's path relative to `base`, then its name
+/// (`corpus/keywords.yaml::const-string`), so the built-in corpus keeps the ids it has here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorpusDir {
+    pub base: PathBuf,
+    pub dir: PathBuf,
+    /// The corpus built into the binary (its files are shown as `corpus/...`, built in).
+    pub built_in: bool,
+}
+
 /// The corpus files under a corpus folder, sorted, as (id prefix: the path relative to the
 /// folder's base, path).
 #[must_use]
-pub fn own_files(corpus: &crate::project::CorpusDir) -> Vec<(String, PathBuf)> {
+pub fn own_files(corpus: &CorpusDir) -> Vec<(String, PathBuf)> {
     WalkDir::new(&corpus.dir)
         .sort_by_file_name()
         .into_iter()
@@ -159,7 +169,21 @@ pub fn load_own_file(id_prefix: &str, path: &Path) -> Result<Vec<Case>, CorpusEr
     // What `schema-fidelity harvest` wrote from real MCP servers: its own format, no instances
     // (the generator draws them), checked against the servers' pins.
     if let Some(root) = crate::mcp::harvest::harvested_root(id_prefix, path) {
-        return crate::mcp::harvest::load_file(id_prefix, path, &root).map_err(|(line, message)| fail(line, message));
+        let cases = crate::mcp::harvest::load_file(id_prefix, path, &root).map_err(|(line, message)| fail(line, message))?;
+        return Ok(cases
+            .into_iter()
+            .map(|c| Case {
+                id: format!("{id_prefix}::{}", c.name),
+                file: path.to_owned(),
+                line: c.line,
+                description: c.description,
+                issues: Vec::new(),
+                schema: c.schema,
+                instances: Vec::new(),
+                origin: Origin::Own,
+                assert_formats: true,
+            })
+            .collect());
     }
     let budgets = crate::budget::settled().map_err(|e| fail(None, e))?;
     let text = crate::budget::read_text(path, budgets).map_err(|e| fail(None, e))?;

@@ -41,10 +41,11 @@
 
 pub mod attribution;
 pub mod budget;
+// Before every module that prints: the output macros (`say!`, `tell!`) are defined there.
 #[macro_use]
+pub mod commands;
 pub mod cli;
 pub mod codec;
-pub mod commands;
 pub mod corpus;
 pub mod deviation;
 pub mod diagnostic;

@@ -28,15 +28,8 @@ pub const SUITE_ENV: &str = "SCHEMA_FIDELITY_JSTS";
 /// The file that makes a folder a project.
 pub const CONFIG_FILE: &str = "schema-fidelity.toml";
 
-/// A folder of corpus files. A case's id is its file's path relative to `base`, then its name
-/// (`corpus/keywords.yaml::const-string`), so the built-in corpus keeps the ids it has here.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CorpusDir {
-    pub base: PathBuf,
-    pub dir: PathBuf,
-    /// The corpus built into the binary (its files are shown as `corpus/...`, built in).
-    pub built_in: bool,
-}
+/// A folder of corpus files: defined with the corpus, which reads it.
+pub use crate::corpus::CorpusDir;
 
 /// A schema-fidelity project on disk.
 #[derive(Debug, Clone)]

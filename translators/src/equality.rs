@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
-use crate::walk;
+use crate::MAX_DEPTH;
 
 /// JSON Schema equality: numbers by value (exactly for integers up to 128 bits, else as `f64`),
 /// arrays item by item, objects regardless of key order.
@@ -45,7 +45,7 @@ pub fn key(v: &Value) -> String {
 }
 
 fn write_key(v: &Value, depth: usize, out: &mut String) {
-    if depth > walk::MAX_DEPTH {
+    if depth > MAX_DEPTH {
         let _ = write!(out, "@{:p}", std::ptr::from_ref(v));
         return;
     }

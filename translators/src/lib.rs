@@ -43,6 +43,11 @@ pub use form::Form;
 pub use types::Types;
 pub use model::{Cites, Crash, Dialect, Fault, Outcome, Projection, Refusal, Translator};
 
+/// The deepest schema nesting anything in this project accepts ([`walk::MAX_DEPTH`]). Provider
+/// limits are far lower (OpenAI strict allows 10 levels); this bound only keeps recursion in
+/// translators and validators safe.
+pub const MAX_DEPTH: usize = 128;
+
 /// The [`Translator::fingerprint`] of every built-in translator: its code is the program's, which
 /// the records are kept under already.
 pub const BUILTIN_FINGERPRINT: u64 = 0;

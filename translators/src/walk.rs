@@ -35,10 +35,9 @@ use serde_json::{Map, Value};
 
 use crate::vocabulary::{self, ValueKind};
 
-/// The deepest schema nesting anything in this project accepts. Provider limits are far lower
-/// (OpenAI strict allows 10 levels); this bound only keeps recursion in translators and validators
-/// safe.
-pub const MAX_DEPTH: usize = 128;
+/// The deepest schema nesting anything in this project accepts (defined at the crate root, where
+/// [`crate::equality`] reads it too without depending on the walk).
+pub use crate::MAX_DEPTH;
 
 /// One keyword (or boolean subschema) found at a schema position.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,7 +11,7 @@
 //! witness generator on for every case, suite cases included, so an approximation nobody wrote
 //! an instance for still shows what it lets through, if a draw can show it.
 
-use crate::cli::{Cx, EXIT_OK, Stop, load_wanted, unknown_translator};
+use crate::commands::{Cx, EXIT_OK, Stop, load_wanted, unknown_translator};
 use crate::session;
 use std::fmt::Write as _;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! `harvest`: corpus/mcp/ from the pinned MCP servers.
 
-use crate::cli::{Cx, Stop, project, status};
+use crate::commands::{Cx, Stop, project, status};
 
 /// `harvest`: corpus/mcp/ from the pinned MCP servers.
 pub(crate) fn command(servers: Vec<String>, check_only: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {

@@ -1,7 +1,7 @@
 //! `lint`: the tables and the corpus files checked, every problem with its file and line.
 
 use crate::budget;
-use crate::cli::{Cx, Stop, load, status};
+use crate::commands::{Cx, Stop, load, status};
 use crate::diagnostic;
 use crate::report;
 use crate::session;

@@ -1,7 +1,7 @@
 //! `report`: write reports/ or compare it (`--check`), and `report --diff` between two runs.
 
 use crate::budget;
-use crate::cli::{Cx, EXIT_OK, Stop, load, project, status, unavailable_translators};
+use crate::commands::{Cx, EXIT_OK, Stop, load, project, status, unavailable_translators};
 use crate::report;
 use crate::session;
 

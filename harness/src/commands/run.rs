@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::cli::{Cx, Stop, load_wanted, status};
+use crate::commands::{Cx, Stop, load_wanted, status};
 use crate::report;
 use crate::session;
 use crate::table;

@@ -10,7 +10,7 @@
 
 use std::io::Write as _;
 
-use crate::cli::{Cx, EXIT_OK, Stop, project};
+use crate::commands::{Cx, EXIT_OK, Stop, project};
 use std::fmt::Write as _;
 
 use schema_fidelity_translators::vocabulary::{BOOLEAN_SUBSCHEMAS, DRAFT_2020_12};

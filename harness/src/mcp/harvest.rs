@@ -51,7 +51,6 @@ use serde_json::Value;
 
 use super::client::{self, Launch, Listing};
 use super::manifest::{self, Server};
-use crate::corpus::{Case, Origin};
 
 /// The folder the harvest writes, relative to the project root.
 pub const DIR: &str = "corpus/mcp";
@@ -257,11 +256,21 @@ pub fn harvested_root(id_prefix: &str, path: &Path) -> Option<PathBuf> {
     path.ancestors().nth(id_prefix.split('/').count()).map(Path::to_owned)
 }
 
-/// Load a harvested file as corpus cases (see the module documentation for what is checked).
+/// One case of a harvested file, checked, with its line: what the corpus loader makes a case of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedCase {
+    pub name: String,
+    pub line: Option<u64>,
+    pub description: String,
+    pub schema: Value,
+}
+
+/// Load a harvested file's cases (see the module documentation for what is checked). The corpus
+/// loader calls this and makes them corpus cases; this module does not know what a case is.
 ///
 /// # Errors
 /// The first problem, with a line where there is one.
-pub fn load_file(id_prefix: &str, path: &Path, root: &Path) -> Result<Vec<Case>, (Option<u64>, String)> {
+pub fn load_file(id_prefix: &str, path: &Path, root: &Path) -> Result<Vec<LoadedCase>, (Option<u64>, String)> {
     let budgets = crate::budget::settled().map_err(|e| (None, e))?;
     let text = crate::budget::read_text(path, budgets).map_err(|e| (None, e))?;
     let stem = id_prefix.strip_prefix(&format!("{DIR}/")).and_then(|n| n.strip_suffix(".json"));
@@ -318,17 +327,7 @@ pub fn load_file(id_prefix: &str, path: &Path, root: &Path) -> Result<Vec<Case>,
             return Err(fail(format!("{prose} is not a placeholder: harvested schemas keep structure, not prose")));
         }
         crate::budget::check_schema(&c.schema, budgets).map_err(fail)?;
-        cases.push(Case {
-            id: format!("{id_prefix}::{}", c.name),
-            file: path.to_owned(),
-            line,
-            description: c.description,
-            issues: Vec::new(),
-            schema: c.schema,
-            instances: Vec::new(),
-            origin: Origin::Own,
-            assert_formats: true,
-        });
+        cases.push(LoadedCase { name: c.name, line, description: c.description, schema: c.schema });
     }
     Ok(cases)
 }

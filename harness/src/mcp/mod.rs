@@ -11,10 +11,11 @@
 //! - [`harvest`]: `schema-fidelity harvest`, which writes `corpus/mcp/<server>.json` from the
 //!   pins (structure kept, free text replaced by placeholders, provenance and a digest recorded),
 //!   and the loader that makes those files corpus cases, checked against the manifest;
-//! - [`check`]: `schema-fidelity check --mcp 'COMMAND'`, every tool of a server against every
-//!   translator, as a table.
+//!
+//! `schema-fidelity check --mcp 'COMMAND'`, every tool of a server against every translator, is a
+//! command and lives with `check` ([`crate::commands::check::mcp`]): this module serves it and the
+//! corpus, and depends on neither.
 
-pub mod check;
 pub mod client;
 pub mod harvest;
 pub mod manifest;

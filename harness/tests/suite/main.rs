@@ -29,6 +29,7 @@ mod evidence;
 mod external;
 mod fuzz;
 mod hostile;
+mod layout;
 mod mcp;
 mod mutants;
 mod reports;

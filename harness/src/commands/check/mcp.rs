@@ -3,9 +3,9 @@
 //!
 //! The command (one string, split on whitespace: no quoting, so a path with spaces needs a
 //! wrapper script) is started in the current directory with the caller's environment (a server
-//! may need its credentials to list its tools), its tools are listed ([`super::client`]) and the
+//! may need its credentials to list its tools), its tools are listed ([`crate::mcp::client`]) and the
 //! server is stopped, its process tree reaped. Each tool's input schema is then checked as
-//! `check SCHEMA.json` checks a file ([`crate::commands::check::check`]): the same verdicts, the same
+//! `check SCHEMA.json` checks a file ([`super::check`]): the same verdicts, the same
 //! oracle, the same draws (seeded by the tool's name). The text output is a table, a row per
 //! tool and a column per translator, one symbol per verdict ([`symbol`]), then every finding
 //! that is not a loss the tables declare; `--format json` gives every tool's full check report.
@@ -16,10 +16,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::client::{self, Launch, McpError};
+use crate::mcp::client::{self, Launch, McpError};
 use crate::budget::Budgets;
 use crate::validation::Env;
-use crate::commands::check::{self, CheckOutcome, CheckReport, CheckVerdict, Target};
+use super::{self as check, CheckOutcome, CheckReport, CheckVerdict, Target};
 
 /// What `check --mcp` found.
 #[derive(Debug, Clone, Serialize)]
@@ -240,7 +240,7 @@ pub fn render_text(result: &ServerCheck) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::check::TranslatorCheck;
+    use super::super::TranslatorCheck;
     use serde_json::Value;
 
     #[test]

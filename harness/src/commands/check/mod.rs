@@ -17,10 +17,14 @@
 //! its instances, labelled valid or invalid by the schema itself) and [`oracle::judge`] runs it
 //! against each table, drawing instances with the witness generator as for every corpus case. So
 //! `check` says exactly what `cargo test` would say if the schema were a corpus case.
+//!
+//! [`mcp`]: the same for every tool an MCP server lists (`check --mcp 'COMMAND'`).
+
+pub mod mcp;
 
 use std::sync::Arc;
 
-use crate::cli::{Cx, EXIT_DECLARED_LOSS, EXIT_FINDINGS, EXIT_OK, Stop, check_wanted, project};
+use crate::commands::{Cx, EXIT_DECLARED_LOSS, EXIT_FINDINGS, EXIT_OK, Stop, check_wanted, project};
 use crate::json;
 use crate::session;
 use std::collections::BTreeSet;
@@ -971,7 +975,6 @@ pub(crate) fn command(file: &str, wanted: &[String], json: bool, cx: &mut Cx<'_>
 
 /// `check --mcp COMMAND`: every tool the server lists, against every translator (or `wanted`).
 pub(crate) fn mcp_command(command: &str, wanted: &[String], json: bool, cx: &mut Cx<'_>) -> Result<u8, Stop> {
-    use crate::mcp;
     let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
     if argv.is_empty() {
         return Err("--mcp needs a command to start the server".to_owned().into());
@@ -979,11 +982,11 @@ pub(crate) fn mcp_command(command: &str, wanted: &[String], json: bool, cx: &mut
     let selected = check_targets(wanted, cx)?;
     let targets = as_targets(&selected);
     let cwd = cx.cwd.clone();
-    let launch = mcp::client::Launch { command: &argv, cwd: &cwd, env: Some(&cx.vars), timeout: cx.settings.mcp_timeout };
+    let launch = crate::mcp::client::Launch { command: &argv, cwd: &cwd, env: Some(&cx.vars), timeout: cx.settings.mcp_timeout };
     let progress = std::sync::OnceLock::new();
     let err_terminal = cx.err_terminal;
     let tick = |total: usize| progress.get_or_init(|| crate::report::progress::Progress::new("checking tools", total, err_terminal)).tick();
-    let result = mcp::check::check_server(&launch, &targets, &Env::default(), &cx.settings.budgets, &tick).map_err(|e| e.to_string());
+    let result = mcp::check_server(&launch, &targets, &Env::default(), &cx.settings.budgets, &tick).map_err(|e| e.to_string());
     if let Some(p) = progress.get() {
         p.finish();
     }
@@ -992,7 +995,7 @@ pub(crate) fn mcp_command(command: &str, wanted: &[String], json: bool, cx: &mut
         let out = serde_json::to_string_pretty(&result).map_err(|e| format!("cannot serialize the result: {e}"))?;
         cx.io.out(&(crate::terminal::sanitize_json(&out) + "\n"))?;
     } else {
-        say_part!(cx, "{}", mcp::check::render_text(&result));
+        say_part!(cx, "{}", mcp::render_text(&result));
     }
     Ok(exit_status(result.outcome()))
 }
